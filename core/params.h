@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * params.h - option tables of workloads and collectors, and the resolved
+ * parameter values a config gives them.
+ *
+ * A workload or collector declares its options in a static table; the core
+ * (config.c) validates a config's "params" object against it, fills defaults,
+ * and converts values to canonical form (sizes to bytes, durations to
+ * milliseconds, node lists to a string).  Workloads only read typed values.
+ */
+#ifndef PN_PARAMS_H
+#define PN_PARAMS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pn.h"
+
+struct cJSON;
+struct pn_roles;
+
+enum pn_opt_type {
+	PN_OPT_BOOL,
+	PN_OPT_INT,		/* integer, range-checked with min/max */
+	PN_OPT_DOUBLE,
+	PN_OPT_SIZE,		/* "64M" or a number of bytes -> bytes */
+	PN_OPT_DURATION,	/* "500ms", "2s" or a number of ms -> ms */
+	PN_OPT_STRING,
+	PN_OPT_ENUM,		/* one of choices[] */
+	PN_OPT_NODES,		/* "private", "dram", "all", or a node list "0,2,5-7" */
+};
+
+struct pn_opt {
+	const char *name;
+	enum pn_opt_type type;
+	const char *def;	/* default as text; NULL = required */
+	const char *help;
+	const char *const *choices;	/* PN_OPT_ENUM: NULL-terminated */
+	double min, max;	/* numeric range; min == max == 0: unchecked */
+};
+
+/* Resolved values: a cJSON object holding every option of the table in
+ * canonical form (bool, number, or string).  Owned by the run model. */
+struct pn_params {
+	const struct pn_opt *opts;	/* terminated by an entry with name NULL */
+	const struct cJSON *obj;
+};
+
+bool pn_param_bool(const struct pn_params *p, const char *name);
+int64_t pn_param_int(const struct pn_params *p, const char *name);
+double pn_param_double(const struct pn_params *p, const char *name);
+uint64_t pn_param_size(const struct pn_params *p, const char *name);	/* bytes */
+uint64_t pn_param_duration_ms(const struct pn_params *p, const char *name);
+const char *pn_param_str(const struct pn_params *p, const char *name);	/* STRING/ENUM/NODES */
+/* Resolve a PN_OPT_NODES value against the run's roles: "private", "dram",
+ * "all" (private + dram) or an explicit list.  -EINVAL if empty. */
+int pn_param_nodes(const struct pn_params *p, const char *name,
+		   const struct pn_roles *roles, struct pn_nodeset *out);
+
+/*
+ * Validate a config's params object (may be NULL = all defaults) against
+ * opts and build the canonical object in *out (caller frees with cJSON_Delete).
+ * file and jpath name the place for error messages, e.g.
+ * "configs/smoke.json" and "$.phases[0].workloads[1].params".
+ * Errors: -EINVAL with a message "FILE: JPATH.NAME: ..." already printed.
+ */
+int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
+		      const char *file, const char *jpath, struct cJSON **out);
+
+#endif /* PN_PARAMS_H */

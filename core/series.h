@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * series.h - in-memory time series of raw counters, written as CSV.
+ *
+ * Wide layout: one row per sample, columns "t_ns,iteration,phase,<cols...>".
+ * Column names are "<node>.<key>" style keys chosen by the collector, e.g.
+ * "node0.numa_hit", "node2.Normal.nr_free_pages", "pgalloc_movable".
+ */
+#ifndef PN_SERIES_H
+#define PN_SERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct pn_series {
+	char *name;		/* collector name; CSV file is <name>.csv */
+	size_t ncols;
+	char **cols;
+	size_t nrows, caprows;
+	uint64_t *t_ns;		/* CLOCK_MONOTONIC */
+	int *iteration;
+	const char **phase;	/* static or run-owned strings */
+	int64_t *vals;		/* nrows * ncols, row-major */
+};
+
+void pn_series_init(struct pn_series *s, const char *name);
+/* Returns the column index, or -errno. */
+int pn_series_add_col(struct pn_series *s, const char *col);
+int pn_series_find_col(const struct pn_series *s, const char *col);
+/* Append a row; returns a pointer to its ncols values (zeroed). */
+int64_t *pn_series_append(struct pn_series *s, uint64_t t_ns, int iteration, const char *phase);
+const int64_t *pn_series_row(const struct pn_series *s, size_t row);
+/* Write the CSV atomically (tmp + rename) to path. */
+int pn_series_write_csv(const struct pn_series *s, const char *path);
+void pn_series_free(struct pn_series *s);
+
+#endif /* PN_SERIES_H */
