@@ -73,8 +73,15 @@ struct pn_wl {
 	const struct pn_topology *topo;
 	struct pn_wl_result result;
 	bool background;	/* runs beside the phase's foreground workloads */
+	volatile sig_atomic_t *stop;	/* set by the runner when a background workload must end */
 	void *priv;		/* the workload's own state */
 };
+
+/* Long loops poll this: a signal or the runner asked the workload to stop. */
+static inline bool pn_wl_should_stop(const struct pn_wl *w)
+{
+	return pn_should_stop() || (w->stop && *w->stop);
+}
 
 struct pn_workload {
 	const char *name;
@@ -83,8 +90,12 @@ struct pn_workload {
 	/* 0 if it can run here, else -errno and a reason in why. */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);
 	int (*setup)(struct pn_wl *w);		/* may be NULL */
-	int (*run)(struct pn_wl *w);		/* polls pn_should_stop() */
-	void (*teardown)(struct pn_wl *w);	/* may be NULL; frees priv */
+	/* Polls pn_wl_should_stop().  Memory the workload allocated stays
+	 * mapped when run() returns: the runner snapshots node counters
+	 * between run() and teardown(), so explicit pages are still there to
+	 * explain the node's growth. */
+	int (*run)(struct pn_wl *w);
+	void (*teardown)(struct pn_wl *w);	/* may be NULL; unmaps, frees priv */
 };
 
 /* Generated registry (build/gen/registry.c). */
