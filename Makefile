@@ -32,7 +32,7 @@ WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototyp
 CFLAGS ?= -O2 -g
 PN_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Icore -I$(O)/gen \
 	-DPN_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags hwloc libcjson 2>/dev/null)
-PN_LIBS := $(shell $(PKG_CONFIG) --libs hwloc libcjson 2>/dev/null || echo -lhwloc -lcjson) -lnuma -lm
+PN_LIBS := $(shell $(PKG_CONFIG) --libs hwloc libcjson 2>/dev/null || echo -lhwloc -lcjson) -lnuma -lcrypto -lpthread -lm
 
 ifeq ($(DEVELOPER),1)
 PN_CFLAGS += -Werror

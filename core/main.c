@@ -1,0 +1,435 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * main.c - the pnbench command line: a {name, fn} table of thin subcommands;
+ * the work is in the core library.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "bench.h"
+#include "collector.h"
+#include "params.h"
+#include "pn.h"
+#include "procfs.h"
+#include "run.h"
+#include "topology.h"
+#include "workload.h"
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+};
+
+static int cmd_help(int argc, char **argv);
+
+/* ------------------------------------------------------------------- run */
+
+static void run_usage(FILE *f)
+{
+	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--iterations N] [--private LIST|auto]\n"
+	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
+	      "\n"
+	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
+	      "directory: run.json (schema results/schema/run.schema.json), topology.xml and\n"
+	      "one CSV time series per collector.  With --exec, characterize CMD the way\n"
+	      "`perf stat -- CMD` does: collectors around it, where its pages landed, the verdict.\n"
+	      "\n"
+	      "  -o, --output DIR     results directory (default results/runs/<name>-<utc time>)\n"
+	      "      --force          reuse a DIR that already holds a run.json\n"
+	      "  -n, --iterations N   override the config's iterations\n"
+	      "      --private LIST   nodes that play the private-device role (e.g. 1,2), or auto\n"
+	      "      --exec           run the command after `--` in every phase\n"
+	      "      --explicit       with --exec: the command's own pages on private nodes are\n"
+	      "                       intended (it binds them itself) and do not count as leaks\n"
+	      "  -q, --quiet          no progress lines\n"
+	      "  -v, --verbose        debug lines\n"
+	      "\n"
+	      "Exit: 0 verdict passed, 1 verdict failed, 2 bad usage or config, 3 run failed,\n"
+	      "      4 every workload skipped here, 128+N interrupted by signal N (results kept,\n"
+	      "      marked incomplete).\n", f);
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "private", required_argument, NULL, 'P' },
+		{ "exec", no_argument, NULL, 'x' },
+		{ "explicit", no_argument, NULL, 'E' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pn_run_opts o = { .argc = argc, .argv = argv };
+	bool exec = false;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "+o:n:qvh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o.outdir = optarg; break;
+		case 'F': o.force = true; break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < 1 || v > 100000)
+				return pn_error(PN_EXIT_USAGE, "--iterations: \"%s\" is not a count >= 1",
+						optarg);
+			o.iterations_override = (int)v;
+			break;
+		}
+		case 'P': o.private_override = optarg; break;
+		case 'x': exec = true; break;
+		case 'E': o.exec_explicit = true; break;
+		case 'q': pn_log_level = PN_LOG_WARN; break;
+		case 'v': pn_log_level = PN_LOG_DEBUG; break;
+		case 'h': run_usage(stdout); return 0;
+		default: run_usage(stderr); return PN_EXIT_USAGE;
+		}
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--"))
+		o.config_path = argv[optind++];
+	if (optind < argc && !strcmp(argv[optind], "--"))
+		optind++;
+	if (exec) {
+		if (optind >= argc)
+			return pn_error(PN_EXIT_USAGE, "run --exec: no command after `--`");
+		o.exec_argv = &argv[optind];
+	} else if (optind < argc) {
+		return pn_error(PN_EXIT_USAGE, "run: unexpected argument \"%s\" (use --exec -- CMD)",
+				argv[optind]);
+	}
+	if (o.exec_explicit && !exec)
+		return pn_error(PN_EXIT_USAGE, "run: --explicit only goes with --exec");
+	if (!o.config_path && !exec) {
+		run_usage(stderr);
+		return PN_EXIT_USAGE;
+	}
+	return pn_run(&o);
+}
+
+/* ------------------------------------------------------------------ list */
+
+static const char *opt_type_name(enum pn_opt_type t)
+{
+	switch (t) {
+	case PN_OPT_BOOL: return "bool";
+	case PN_OPT_INT: return "int";
+	case PN_OPT_DOUBLE: return "number";
+	case PN_OPT_SIZE: return "size";
+	case PN_OPT_DURATION: return "duration";
+	case PN_OPT_STRING: return "string";
+	case PN_OPT_ENUM: return "enum";
+	case PN_OPT_NODES: return "nodes";
+	}
+	return "?";
+}
+
+static void print_opts(const struct pn_opt *opts)
+{
+	for (const struct pn_opt *o = opts; o && o->name; o++) {
+		printf("      %-16s %-8s default %-10s %s", o->name, opt_type_name(o->type),
+		       o->def ? o->def : "(required)", o->help ? o->help : "");
+		if (o->type == PN_OPT_ENUM && o->choices) {
+			printf(" [");
+			for (const char *const *ch = o->choices; *ch; ch++)
+				printf("%s%s", ch == o->choices ? "" : "|", *ch);
+			printf("]");
+		}
+		printf("\n");
+	}
+}
+
+static int cmd_list(int argc, char **argv)
+{
+	struct pn_topology topo;
+	struct pn_roles roles;
+	struct pn_env env;
+	bool verbose = false, have_topo;
+	int c;
+
+	while ((c = getopt(argc, argv, "vh")) != -1) {
+		switch (c) {
+		case 'v': verbose = true; break;
+		case 'h':
+			puts("usage: pnbench list [-v]\n\nEvery workload and collector, and whether it "
+			     "can run here (with the reason when not).\n  -v  also list each one's "
+			     "options");
+			return 0;
+		default: return PN_EXIT_USAGE;
+		}
+	}
+	have_topo = pn_topology_load(&topo) == 0;
+	memset(&roles, 0, sizeof(roles));
+	if (have_topo) {
+		roles.private_nodes = topo.with_private_memory;
+		roles.private_auto = true;
+		pn_nodeset_andnot(&roles.dram_nodes, &topo.with_memory, &roles.private_nodes);
+	}
+	env.topo = have_topo ? &topo : NULL;
+	env.roles = &roles;
+	env.is_root = geteuid() == 0;
+
+	printf("workloads:\n");
+	for (size_t i = 0; i < pn_nworkloads; i++) {
+		const struct pn_workload *w = pn_workloads[i];
+		char why[256] = "";
+		int ret = have_topo && w->supported ? w->supported(&env, why, sizeof(why)) : 0;
+
+		if (!have_topo)
+			snprintf(why, sizeof(why), "topology unavailable"), ret = -ENODEV;
+		printf("  %-14s %-5s %s\n", w->name, ret ? "skip" : "ok", w->summary);
+		if (ret)
+			printf("  %-14s       why: %s\n", "", why);
+		if (verbose)
+			print_opts(w->opts);
+	}
+	printf("collectors:\n");
+	for (size_t i = 0; i < pn_ncollectors; i++) {
+		const struct pn_collector *col = pn_collectors[i];
+		char why[256] = "";
+		int ret = col->supported ? col->supported(&env, why, sizeof(why)) : 0;
+
+		printf("  %-14s %-5s %s\n", col->name, ret ? "skip" : "ok", col->summary);
+		if (ret)
+			printf("  %-14s       why: %s\n", "", why);
+		if (verbose)
+			print_opts(col->opts);
+	}
+	if (have_topo) {
+		char buf[256];
+
+		pn_nodeset_format(&roles.private_nodes, buf, sizeof(buf));
+		printf("(judged with private nodes = %s: %s)\n", topo.kernel_has_private ?
+		       "the kernel's has_private_memory" : "none: this kernel has no private nodes; "
+		       "name them with --private or nodes.private", buf[0] ? buf : "none");
+		pn_topology_free(&topo);
+	}
+	return 0;
+}
+
+/* -------------------------------------------------------------- topology */
+
+static int cmd_topology(int argc, char **argv)
+{
+	struct pn_topology t;
+	bool xml = false, json = false;
+	int c, ret;
+
+	while ((c = getopt(argc, argv, "xjh")) != -1) {
+		switch (c) {
+		case 'x': xml = true; break;
+		case 'j': json = true; break;
+		case 'h':
+			puts("usage: pnbench topology [-x | -j]\n\nNUMA nodes (sparse ids, CPU-less and "
+			     "memory-less nodes, private nodes), distances, memory tiers and HMAT.\n"
+			     "  -x  print the hwloc XML\n  -j  print the JSON that run.json records");
+			return 0;
+		default: return PN_EXIT_USAGE;
+		}
+	}
+	ret = pn_topology_load(&t);
+	if (ret)
+		return PN_EXIT_ERROR;
+	if (xml) {
+		if (!t.hwloc_xml) {
+			pn_topology_free(&t);
+			return pn_error(PN_EXIT_ERROR, "hwloc gave no XML for this machine");
+		}
+		fputs(t.hwloc_xml, stdout);
+	} else if (json) {
+		struct cJSON *j = pn_topology_to_json(&t);
+		char *s = cJSON_Print(j);
+
+		puts(s);
+		cJSON_free(s);
+		cJSON_Delete(j);
+	} else {
+		pn_topology_print(&t, stdout);
+	}
+	pn_topology_free(&t);
+	return 0;
+}
+
+/* --------------------------------------------------------------- collect */
+
+static int cmd_collect(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "interval", required_argument, NULL, 'i' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "nodes", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct pn_nodeset nodes;
+	struct pn_topology topo;
+	struct pn_nodemem *prev, *cur;
+	uint64_t interval_ms = 1000;
+	long count = -1;
+	const char *nodestr = NULL;
+	int c, n, nn, ret;
+	long page = sysconf(_SC_PAGESIZE);
+
+	while ((c = getopt_long(argc, argv, "i:c:N:h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (pn_parse_duration_ms(optarg, &interval_ms) || interval_ms == 0)
+				return pn_error(PN_EXIT_USAGE, "--interval: \"%s\" is not a duration "
+						"(e.g. 500ms, 1s)", optarg);
+			break;
+		case 'c': {
+			char *end;
+
+			count = strtol(optarg, &end, 10);
+			if (*end || count < 1)
+				return pn_error(PN_EXIT_USAGE, "--count: \"%s\" is not a count >= 1",
+						optarg);
+			break;
+		}
+		case 'N': nodestr = optarg; break;
+		case 'h':
+			puts("usage: pnbench collect [-i INTERVAL] [-c COUNT] [-N NODES]\n\n"
+			     "Per-node memory counters of the running system, like `vmstat 1` per node:\n"
+			     "each line is one node over one interval (pages, and numastat events/s).\n"
+			     "  -i, --interval D   sampling interval (default 1s)\n"
+			     "  -c, --count N      stop after N intervals (default: until ^C)\n"
+			     "  -N, --nodes LIST   nodes to show (default: every memory node)\n"
+			     "Full raw series of every collector go with `pnbench run --exec -- sleep N`.");
+			return 0;
+		default: return PN_EXIT_USAGE;
+		}
+	}
+	if (pn_topology_load(&topo))
+		return PN_EXIT_ERROR;
+	if (nodestr) {
+		if (pn_nodeset_parse(&nodes, nodestr)) {
+			pn_topology_free(&topo);
+			return pn_error(PN_EXIT_USAGE, "--nodes: \"%s\" is not a node list", nodestr);
+		}
+	} else {
+		pn_nodeset_or(&nodes, &topo.with_memory, &topo.with_private_memory);
+	}
+	pn_topology_free(&topo);
+	nn = pn_nodeset_count(&nodes);
+	if (nn == 0)
+		return pn_error(PN_EXIT_SKIP, "collect: no memory nodes to show");
+	prev = pn_xcalloc((size_t)nn, sizeof(*prev));
+	cur = pn_xcalloc((size_t)nn, sizeof(*cur));
+	pn_install_stop_handlers();
+	{
+		int i = 0;
+
+		pn_nodeset_for_each(n, &nodes) {
+			ret = pn_nodemem_read(n, &prev[i++]);
+			if (ret) {
+				free(prev);
+				free(cur);
+				return pn_error(PN_EXIT_USAGE, "node %d: cannot read its counters: %s", n,
+						strerror(-ret));
+			}
+		}
+	}
+	printf("%-5s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s\n", "node", "used", "free",
+	       "anon", "file", "slab", "kstack", "pgtable", "hit/s", "miss/s", "foreign/s");
+	fflush(stdout);
+	for (long k = 0; count < 0 || k < count; k++) {
+		struct timespec ts = { .tv_sec = (time_t)(interval_ms / 1000),
+				       .tv_nsec = (long)(interval_ms % 1000) * 1000000L };
+		double sec = (double)interval_ms / 1000.0;
+		int i = 0;
+
+		nanosleep(&ts, NULL);
+		if (pn_should_stop())
+			break;
+		pn_nodeset_for_each(n, &nodes) {
+			struct pn_nodemem *a = &prev[i], *b = &cur[i];
+
+			if (pn_nodemem_read(n, b) == 0) {
+				printf("%-5d %10lld %10lld %10lld %10lld %10lld %10lld %10lld %9.0f %9.0f "
+				       "%9.0f\n", n, (long long)(b->used / page),
+				       (long long)(b->free / page), (long long)(b->anon / page),
+				       (long long)(b->file / page), (long long)(b->slab / page),
+				       (long long)(b->kernel_stack / page),
+				       (long long)((b->page_tables + b->sec_page_tables) / page),
+				       (double)(b->numa_hit - a->numa_hit) / sec,
+				       (double)(b->numa_miss - a->numa_miss) / sec,
+				       (double)(b->numa_foreign - a->numa_foreign) / sec);
+				*a = *b;
+			}
+			i++;
+		}
+		fflush(stdout);
+	}
+	free(prev);
+	free(cur);
+	return 0;
+}
+
+/* ----------------------------------------------------------------- other */
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("pnbench %s\n", PN_VERSION);
+	return 0;
+}
+
+static const struct cmd cmds[] = {
+	{ "run", cmd_run, "run a suite config (or --exec -- CMD) and write results" },
+	{ "list", cmd_list, "list workloads and collectors, and why each would skip here" },
+	{ "topology", cmd_topology, "show NUMA nodes, roles, distances, tiers, HMAT" },
+	{ "collect", cmd_collect, "per-node memory counters of the running system" },
+	{ "bench", pn_cmd_bench, "benchmarks of the suite itself (bench collectors)" },
+	{ "version", cmd_version, "print the version" },
+	{ "help", cmd_help, "this text" },
+};
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("usage: pnbench [--sysroot DIR] COMMAND [ARGS]\n\n"
+	       "A benchmark and workload-characterization suite for private memory nodes.\n\n"
+	       "commands:\n");
+	for (size_t i = 0; i < PN_ARRAY_SIZE(cmds); i++)
+		printf("  %-10s %s\n", cmds[i].name, cmds[i].summary);
+	printf("\n`pnbench COMMAND --help` for each.  --sysroot DIR (or $PNBENCH_SYSROOT) reads\n"
+	       "/proc and /sys under DIR, to replay a captured machine.\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	if (i + 1 < argc && !strcmp(argv[i], "--sysroot")) {
+		pn_sysroot_set(argv[i + 1]);
+		i += 2;
+	}
+	if (i >= argc) {
+		cmd_help(0, NULL);
+		return PN_EXIT_USAGE;
+	}
+	if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+		return cmd_help(0, NULL);
+	if (!strcmp(argv[i], "--version"))
+		return cmd_version(0, NULL);
+	for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++)
+		if (!strcmp(argv[i], cmds[k].name))
+			return cmds[k].fn(argc - i, argv + i);
+	pn_error(0, "unknown command \"%s\" (see pnbench help)", argv[i]);
+	return PN_EXIT_USAGE;
+}
