@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Install what pnbench needs.  As root: apt-get installs the Debian packages;
+# otherwise the exact command is printed.  Then libperf is built from the
+# linux-source-6.12 tree (Debian does not package it) into the cache:
+#   ${PNBENCH_CACHE:-/var/cache/pnbench}/libperf/{include,lib64}
+set -euo pipefail
+
+PKGS=(
+	build-essential pkg-config git
+	libnuma-dev numactl libhwloc-dev hwloc-nox libcjson-dev libssl-dev
+	libcmocka-dev python3-jsonschema python3-matplotlib pyflakes3
+	clang libclang-rt-14-dev clang-tidy clang-format cppcheck shellcheck
+	linux-source-6.12 linux-libc-dev libtraceevent-dev
+	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils
+	flex bison libelf-dev bc
+)
+CACHE=${PNBENCH_CACHE:-/var/cache/pnbench}
+
+missing=()
+for p in "${PKGS[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+	if [ "$(id -u)" -eq 0 ]; then
+		echo "deps: installing ${#missing[@]} package(s): ${missing[*]}" >&2
+		apt-get update -q >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" >&2
+	else
+		echo "deps: missing packages; run as root:" >&2
+		echo "  apt-get update && apt-get install -y ${missing[*]}" >&2
+		exit 1
+	fi
+else
+	echo "deps: Debian packages present" >&2
+fi
+
+# libperf from the kernel tree (only tools/ is unpacked).
+if [ -f "$CACHE/libperf/lib64/libperf.a" ] && [ -f "$CACHE/libperf/include/perf/core.h" ]; then
+	echo "deps: libperf present in $CACHE/libperf" >&2
+	exit 0
+fi
+tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)
+if [ -z "$tarball" ]; then
+	echo "deps: no /usr/src/linux-source-6.12.tar.*: install linux-source-6.12" >&2
+	exit 1
+fi
+mkdir -p "$CACHE"
+src="$CACHE/libperf-src"
+rm -rf "$src" "$CACHE/libperf" "$CACHE/libperf-build"
+mkdir -p "$src"
+echo "deps: unpacking tools/ of $tarball" >&2
+tar -xf "$tarball" -C "$src" --strip-components=1 --wildcards '*/tools/*' 
+mkdir -p "$CACHE/libperf-build"
+echo "deps: building libperf" >&2
+make -s -C "$src/tools/lib/perf" O="$CACHE/libperf-build" prefix="$CACHE/libperf" \
+	install_lib install_headers >&2
+cp "$CACHE/libperf-build/libapi.a" "$CACHE/libperf/lib64/" 2>/dev/null || true
+echo "deps: libperf installed in $CACHE/libperf" >&2
