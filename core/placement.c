@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * placement.c - where a workload's pages really live (move_pages(2) in query
+ * mode), and the guard that keeps workloads from OOMing the machine.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <numa.h>
+#include <numaif.h>
+
+#include "placement.h"
+#include "procfs.h"
+
+/* Pages per move_pages() call: bounded stack use, few syscalls. */
+#define VERIFY_BATCH 1024
+
+int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *intended,
+			struct pn_wl_result *r)
+{
+	long psz = sysconf(_SC_PAGESIZE);
+	uintptr_t start, end;
+	void *pages[VERIFY_BATCH];
+	int status[VERIFY_BATCH];
+
+	if (psz <= 0)
+		psz = 4096;
+	if (!addr || !len)
+		return len ? -EINVAL : 0;
+	/* Every page the range touches, even partially. */
+	start = (uintptr_t)addr & ~((uintptr_t)psz - 1);
+	end = ((uintptr_t)addr + len + (uintptr_t)psz - 1) & ~((uintptr_t)psz - 1);
+
+	while (start < end) {
+		unsigned long n = 0;
+
+		while (n < VERIFY_BATCH && start < end) {
+			pages[n++] = (void *)start;
+			start += (uintptr_t)psz;
+		}
+		/* nodes == NULL: query only, nothing moves; pid 0 = this process. */
+		if (numa_move_pages(0, n, pages, NULL, status, 0) < 0)
+			return pn_error(-errno, "placement: move_pages(%lu pages at %p): %s", n,
+					pages[0], strerror(errno));
+		for (unsigned long i = 0; i < n; i++) {
+			int node = status[i];
+
+			/*
+			 * Negative status: -ENOENT (never faulted in, or the
+			 * zero page), -EFAULT (not mapped) or another error
+			 * for a page the kernel cannot report.  All are
+			 * "could not tell", never silently counted as placed.
+			 */
+			if (node < 0 || node >= PN_MAX_NODES) {
+				r->unverified_pages++;
+				continue;
+			}
+			r->placed_pages[node]++;
+			if (intended && pn_nodeset_test(intended, node))
+				r->intended_pages++;
+			else
+				r->misplaced_pages++;
+		}
+	}
+	r->verified = true;
+	return 0;
+}
+
+/* /proc/meminfo MemAvailable, bytes.  Stand-in for pn_mem_available(). */
+static int mem_available(uint64_t *bytes)
+{
+	char buf[8192], *p;
+	unsigned long long kb;
+	ssize_t n = pn_read_text("/proc/meminfo", buf, sizeof(buf));
+
+	if (n < 0)
+		return (int)n;
+	p = strstr(buf, "MemAvailable:");
+	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1)
+		return -ENODATA;
+	*bytes = kb * 1024;
+	return 0;
+}
+
+int pn_mem_guard(uint64_t bytes, double share, const char *what)
+{
+	uint64_t avail, limit;
+	char b[32], a[32], l[32];
+	int ret;
+
+	if (!(share > 0.0 && share <= 1.0))
+		return pn_error(-EINVAL, "%s: memory share %g is outside (0, 1]", what, share);
+	ret = mem_available(&avail);
+	if (ret)
+		return pn_error(ret, "%s: cannot read MemAvailable from %s/proc/meminfo: %s", what,
+				pn_sysroot(), strerror(-ret));
+	limit = (uint64_t)((double)avail * share);
+	if (bytes <= limit)
+		return 0;
+	pn_format_size(bytes, b, sizeof(b));
+	pn_format_size(avail, a, sizeof(a));
+	pn_format_size(limit, l, sizeof(l));
+	return pn_error(-ENOMEM, "%s: %s is more than %.0f%% of MemAvailable (%s): limit %s",
+			what, b, share * 100.0, a, l);
+}
