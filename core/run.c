@@ -64,8 +64,11 @@ struct run {
 	int64_t misplaced_total;
 	int ran_workloads;		/* workloads that actually ran */
 	int failed_workloads;
+	const struct pn_config *c0;	/* thresholds and roles come from point 0 */
 	char stop_reason[128];
 };
+
+static int judge(struct run *r, const struct pn_config *c);
 
 /* ---------------------------------------------------------------- output */
 
@@ -90,12 +93,15 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+/* Rewrite run.json atomically; the verdict always reflects what ran so far. */
 static int write_json(struct run *r)
 {
 	char path[PATH_MAX + 16];
-	char *text = cJSON_Print(r->root);
+	char *text;
 	int ret;
 
+	judge(r, r->c0);
+	text = cJSON_Print(r->root);
 	if (!text)
 		return pn_error(-ENOMEM, "cannot render run.json");
 	snprintf(path, sizeof(path), "%s/run.json", r->outdir);
@@ -754,7 +760,7 @@ static cJSON *summarize_point(cJSON *iters)
 
 static int judge(struct run *r, const struct pn_config *c)
 {
-	cJSON *v = cJSON_GetObjectItem(r->root, "verdict"), *nodes, *reasons;
+	cJSON *v, *nodes, *reasons;
 	bool any = false, fail = false;
 	char buf[256];
 	int n;
@@ -946,6 +952,7 @@ int pn_run(const struct pn_run_opts *o)
 	if (ret)
 		return PN_EXIT_USAGE;	/* the loader named the file and field */
 	c0 = &r.cs.points[0];
+	r.c0 = c0;
 	if (o->exec_argv && !r.own_builtin && c0->nphases != 1)
 		pn_info("--exec: the command runs in every phase of %s", c0->file);
 
