@@ -39,7 +39,7 @@ if [ -f "$CACHE/libperf/lib64/libperf.a" ] && [ -f "$CACHE/libperf/include/perf/
 	echo "deps: libperf present in $CACHE/libperf" >&2
 	exit 0
 fi
-tarball=$(ls /usr/src/linux-source-6.12.tar.* 2>/dev/null | head -n1 || true)
+tarball=$(find /usr/src -maxdepth 1 -name "linux-source-6.12.tar.*" | sort | head -n1)
 if [ -z "$tarball" ]; then
 	echo "deps: no /usr/src/linux-source-6.12.tar.*: install linux-source-6.12" >&2
 	exit 1

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# make lint: clang-format (check only), clang-tidy, cppcheck, shellcheck, pyflakes.
+# Every tool that is missing is reported as a SKIP with the package to install.
+# Usage: scripts/lint.sh BUILD_DIR
+set -uo pipefail
+O=${1:-build}
+rc=0
+mapfile -t C < <(git ls-files '*.c' '*.h' | grep -v '^kernel-series/' || true)
+mapfile -t SH < <({ git ls-files '*.sh'; echo .ci/run; } | sort -u)
+mapfile -t PY < <(git ls-files '*.py')
+CFLAGS=(-std=gnu11 -D_GNU_SOURCE -Icore -I"$O/gen" -DPN_VERSION='"lint"')
+
+step() { echo "lint: $*" >&2; }
+skip() { echo "lint: SKIP $1: not installed (apt-get install $2)" >&2; }
+
+if command -v clang-format >/dev/null; then
+	step "clang-format (${#C[@]} files)"
+	clang-format --dry-run -Werror "${C[@]}" || rc=1
+else skip clang-format clang-format; fi
+
+if command -v clang-tidy >/dev/null; then
+	step "clang-tidy"
+	for f in "${C[@]}"; do
+		[[ $f == *.c ]] || continue
+		case $f in tests/fuzz/*) extra=(-fsanitize=fuzzer) ;; *) extra=() ;; esac
+		# shellcheck disable=SC2046
+		if ! out=$(clang-tidy --quiet "$f" -- "${CFLAGS[@]}" "${extra[@]}" \
+			$(pkg-config --cflags hwloc libcjson 2>/dev/null) 2>&1); then
+			printf '%s\n' "$out" | grep -v 'warnings generated' >&2
+			rc=1
+		fi
+	done
+else skip clang-tidy clang-tidy; fi
+
+if command -v cppcheck >/dev/null; then
+	step "cppcheck"
+	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 --inline-suppr \
+		--suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -DPN_VERSION='"lint"' \
+		-Icore core workloads collectors tests || rc=1
+else skip cppcheck cppcheck; fi
+
+if command -v shellcheck >/dev/null; then
+	step "shellcheck (${#SH[@]} files)"
+	shellcheck -x "${SH[@]}" || rc=1
+else skip shellcheck shellcheck; fi
+
+if command -v pyflakes3 >/dev/null; then
+	step "pyflakes (${#PY[@]} files)"
+	[ "${#PY[@]}" -eq 0 ] || pyflakes3 "${PY[@]}" || rc=1
+else skip pyflakes pyflakes3; fi
+
+if [ $rc -eq 0 ]; then step "clean"; else step "FAILED"; fi
+exit $rc
