@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Integration tests of the pnbench command line on the machine at hand.
+# TAP output; checks that need what this machine lacks print "# SKIP reason".
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+PN=${PNBENCH_BIN:-build/pnbench}
+PY=/usr/bin/python3
+VALIDATE=results/schema/validate.py
+T=$(mktemp -d /tmp/pnbench-it.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() { # check DESC CMD...: ok when CMD succeeds
+	local d=$1
+	shift
+	if "$@" >"$T/out" 2>&1; then ok "$d"; else notok "$d" "$(tail -n 5 "$T/out")"; fi
+}
+json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+if [ ! -x "$PN" ]; then
+	echo "1..0 # SKIP $PN not built (run make)"
+	exit 4
+fi
+nodes=$(find /sys/devices/system/node -maxdepth 1 -name "node[0-9]*" 2>/dev/null | wc -l)
+
+# ---- help and listing ----
+check "pnbench --help lists every command" bash -c "$PN --help | grep -q 'run ' && $PN --help | grep -q collect"
+for sub in run list topology collect bench; do
+	check "pnbench $sub --help exits 0" "$PN" "$sub" --help
+done
+"$PN" list >"$T/list" 2>&1
+missing=""
+for f in workloads/*.c collectors/*.c; do
+	name=$(basename "$f" .c)
+	grep -qE "^  $name " "$T/list" || missing="$missing $name"
+done
+if [ -z "$missing" ]; then ok "pnbench list shows every workload and collector"; else notok "pnbench list shows every workload and collector" "missing:$missing"; fi
+"$PN" frobnicate >/dev/null 2>&1
+rc=$?
+if [ $rc -eq 2 ]; then ok "unknown command exits 2"; else notok "unknown command exits 2" "got $rc"; fi
+
+# ---- smoke run: complete, valid, CSVs ----
+"$PN" run configs/smoke.json -o "$T/smoke" >"$T/smoke.out" 2>"$T/smoke.err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "smoke run exits 0"; else notok "smoke run exits 0" "rc=$rc" "$(tail -n 5 "$T/smoke.err")"; fi
+check "smoke run.json is valid against the schema (and its CSVs)" $PY $VALIDATE "$T/smoke"
+state=$(json "$T/smoke/run.json" 'd["status"]["state"]' 2>/dev/null)
+if [ "$state" = complete ]; then ok "smoke run is marked complete"; else notok "smoke run is marked complete" "state=$state"; fi
+mis=$(json "$T/smoke/run.json" 'sum(w["placement"]["misplaced_pages"] for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"] if w["status"]=="ok")' 2>/dev/null)
+ver=$(json "$T/smoke/run.json" 'sum(w["placement"]["intended_pages"] for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"] if w["status"]=="ok")' 2>/dev/null)
+if [ "${mis:-x}" = 0 ] && [ "${ver:-0}" -gt 0 ]; then ok "smoke: explicit pages verified on their nodes ($ver pages, 0 misplaced)"; else notok "smoke: explicit pages verified on their nodes" "intended=$ver misplaced=$mis"; fi
+if grep -q "^verdict: " "$T/smoke.out"; then ok "smoke prints a verdict line"; else notok "smoke prints a verdict line"; fi
+if grep -q '"pnbench: ' "$T/smoke/run.json"; then notok "no log text inside run.json"; else ok "no log text inside run.json"; fi
+if [ -s "$T/smoke/topology.xml" ] && grep -q "<topology" "$T/smoke/topology.xml"; then ok "hwloc topology.xml saved with the results"; else notok "hwloc topology.xml saved with the results"; fi
+
+# refusing to overwrite
+"$PN" run configs/smoke.json -o "$T/smoke" >/dev/null 2>"$T/ow.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "exists" "$T/ow.err"; then ok "an existing run.json is not overwritten without --force"; else notok "an existing run.json is not overwritten without --force" "rc=$rc"; fi
+
+# ---- bad input ----
+printf '{"name": "x",\n "phases": [ }' >"$T/broken.json"
+"$PN" run "$T/broken.json" -o "$T/broken" >/dev/null 2>"$T/broken.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "broken.json" "$T/broken.err" && grep -q "line 2" "$T/broken.err"; then ok "invalid JSON: exit 2, names the file and line"; else notok "invalid JSON: exit 2, names the file and line" "rc=$rc" "$(cat "$T/broken.err")"; fi
+"$PN" run /nonexistent/x.json -o "$T/nx" >/dev/null 2>"$T/nx.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "/nonexistent/x.json" "$T/nx.err"; then ok "missing config: exit 2 naming the file"; else notok "missing config: exit 2 naming the file" "rc=$rc"; fi
+"$PN" run configs/smoke.json --private 999 -o "$T/p999" >/dev/null 2>"$T/p999.err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "999" "$T/p999.err"; then ok "a private node that does not exist: exit 2 naming it"; else notok "a private node that does not exist: exit 2 naming it" "rc=$rc" "$(cat "$T/p999.err")"; fi
+
+# ---- --exec: characterize a command ----
+"$PN" run --exec -o "$T/exec" -- sh -c 'head -c 8388608 /dev/zero > /dev/null' >"$T/exec.out" 2>"$T/exec.err"
+rc=$?
+if [ $rc -eq 0 ]; then ok "run --exec -- CMD exits 0"; else notok "run --exec -- CMD exits 0" "rc=$rc" "$(tail -n 3 "$T/exec.err")"; fi
+check "--exec run.json is valid" $PY $VALIDATE "$T/exec"
+code=$(json "$T/exec/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["exec"]["exit_code"]' 2>/dev/null)
+if [ "$code" = 0 ]; then ok "--exec records the command's exit code"; else notok "--exec records the command's exit code" "got $code"; fi
+
+# The verdict can fail: name node 0 (where every general allocation goes on
+# this machine) as the private device and make page cache while it is watched.
+if [ "$(id -u)" -ne 0 ]; then
+	skip "verdict fails when general allocations land on a private-role node" "needs root for exact counters (stat_refresh)"
+else
+	f="$T/cache.bin"
+	"$PN" run --private 0 --exec -o "$T/leak" -- sh -c "head -c 67108864 /dev/urandom > $f; sync" >"$T/leak.out" 2>"$T/leak.err"
+	rc=$?
+	gen=$(json "$T/leak/run.json" 'd["verdict"]["nodes"]["0"]["general_pages_max"]' 2>/dev/null)
+	if [ $rc -eq 1 ] && [ "${gen:-0}" -ge 8192 ]; then
+		ok "verdict fails (exit 1) when 64 MiB of page cache lands on a private-role node ($gen general pages)"
+	else
+		notok "verdict fails (exit 1) when 64 MiB of page cache lands on a private-role node" "rc=$rc general=$gen" "$(tail -n 3 "$T/leak.out")"
+	fi
+	fkind=$(json "$T/leak/run.json" 'max(n["general_pages"]["file"] for p in d["points"] for i in p["iterations"] for ph in i["phases"] for k,n in ph["nodes"].items() if k=="0")' 2>/dev/null)
+	if [ "${fkind:-0}" -ge 8192 ]; then ok "the leak is attributed to the file kind ($fkind pages)"; else notok "the leak is attributed to the file kind" "file=$fkind"; fi
+	rm -f "$f"
+fi
+
+# ---- interrupted run: valid JSON marked incomplete ----
+cat >"$T/long.json" <<'EOF'
+{"name": "long", "nodes": {"private": "auto"}, "iterations": 200,
+ "collectors": {"interval": "100ms", "enabled": ["vmstat", "nodestat"]},
+ "phases": [{"name": "alloc", "workloads": [{"workload": "explicit", "params": {"size": "32M", "chunk": "1M", "nodes": "all"}}]}]}
+EOF
+"$PN" run "$T/long.json" -o "$T/long" >/dev/null 2>"$T/long.err" &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+state=$(json "$T/long/run.json" 'd["status"]["state"]' 2>/dev/null)
+reason=$(json "$T/long/run.json" 'd["status"]["reason"]' 2>/dev/null)
+if [ "$state" = incomplete ] && [[ "$reason" == *interrupted* ]] && [ $rc -eq 130 ]; then ok "SIGINT mid-run: exit 130, run.json marked incomplete ($reason)"; else notok "SIGINT mid-run: exit 130, run.json marked incomplete" "rc=$rc state=$state reason=$reason"; fi
+check "interrupted run.json is still valid against the schema" $PY $VALIDATE "$T/long"
+
+# ---- replayed machines ----
+for fx in tests/fixtures/*/; do
+	name=$(basename "$fx")
+	[ -d "$fx/sys/devices/system/node" ] || continue
+	if "$PN" --sysroot "$fx" topology -j >"$T/topo.json" 2>"$T/topo.err"; then
+		got=$(json "$T/topo.json" '",".join(str(n["id"]) for n in d["nodes"])')
+		exp=$(cat "$fx/sys/devices/system/node/online")
+		if $PY - "$exp" "$got" <<'EOF'
+import sys
+def expand(s):
+    out = []
+    for part in s.strip().split(","):
+        if "-" in part:
+            a, b = part.split("-"); out += range(int(a), int(b) + 1)
+        elif part:
+            out.append(int(part))
+    return out
+sys.exit(0 if expand(sys.argv[1]) == [int(x) for x in sys.argv[2].split(",") if x] else 1)
+EOF
+		then ok "topology of replayed $name lists nodes $exp"; else notok "topology of replayed $name lists nodes $exp" "got $got"; fi
+	else
+		notok "topology of replayed $name" "$(tail -n 3 "$T/topo.err")"
+	fi
+done
+
+# ---- needs more than one node ----
+if [ "$nodes" -lt 2 ]; then
+	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"
+else
+	cat >"$T/il.json" <<'EOF'
+{"name": "il", "nodes": {"private": "auto"}, "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "16M", "nodes": "all", "policy": "interleave"}}]}]}
+EOF
+	check "explicit interleave across every node" "$PN" run "$T/il.json" -o "$T/il"
+fi
+
+echo "1..$n"
