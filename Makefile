@@ -96,6 +96,11 @@ $(O)/bench/%: tests/bench/%.c $(LIB)
 check: all
 	tests/run.sh $(O)
 
+# The main job: run a suite config (default: the smoke suite) and print its verdict.
+CONFIG ?= configs/smoke.json
+run: all
+	$(O)/pnbench run $(CONFIG) $(RUNFLAGS)
+
 bench: all
 	$(O)/pnbench bench collectors
 
@@ -139,4 +144,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: all check bench fuzz fuzz-build lint deps kernels lint-patches install clean
+.PHONY: all check run bench fuzz fuzz-build lint deps kernels lint-patches install clean
