@@ -67,4 +67,13 @@ int pn_param_nodes(const struct pn_params *p, const char *name,
 int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
 		      const char *file, const char *jpath, struct cJSON **out);
 
+/*
+ * Validate one value of option opt (in NULL = the table's default; -EINVAL if
+ * the option is required) and build its canonical form in *out (caller frees).
+ * vpath is the value's own JSON path, so config.c can name one element of a
+ * matrix array: "$.phases[0].workloads[0].params.size[2]".
+ */
+int pn_param_check(const struct pn_opt *opt, const struct cJSON *in,
+		   const char *file, const char *vpath, struct cJSON **out);
+
 #endif /* PN_PARAMS_H */
