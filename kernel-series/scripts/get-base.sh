@@ -1,0 +1,109 @@
+#!/bin/bash
+# get-base.sh [stock|patched]
+#
+# Prepare a kernel source tree in the cache and print its path on stdout.
+#   stock   - the base: Debian's linux-source-6.12 tarball (installed with
+#             apt-get when missing and running as root), or any tree given
+#             as KSRC=<dir>. Unpacked once, `git init`ed, committed as "base".
+#   patched - a fresh git worktree of the base on branch patched-<key>, with
+#             every patch of kernel-series/patches/series applied by `git am`
+#             in series order. Fails naming the patch that does not apply.
+# Progress goes to stderr. Environment: PNBENCH_CACHE, KSRC.
+set -euo pipefail
+PN_PROG=get-base
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+kind=${1:-stock}
+pn_check_kind "$kind"
+
+export GIT_AUTHOR_NAME=pnbench GIT_AUTHOR_EMAIL=pnbench@localhost
+export GIT_COMMITTER_NAME=pnbench GIT_COMMITTER_EMAIL=pnbench@localhost
+
+if [[ -z "${KSRC:-}" && ! -f "$PN_DEBIAN_TARBALL" ]]; then
+	if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null; then
+		pn_log "installing $PN_DEBIAN_PACKAGE with apt-get"
+		apt-get install -y "$PN_DEBIAN_PACKAGE" >&2 ||
+			pn_die "apt-get install $PN_DEBIAN_PACKAGE failed"
+	fi
+	[[ -f "$PN_DEBIAN_TARBALL" ]] ||
+		pn_die "$PN_DEBIAN_TARBALL missing: install $PN_DEBIAN_PACKAGE (as root) or pass KSRC=<kernel tree>"
+fi
+
+mkdir -p "$PN_CACHE/src" || pn_die "cannot create $PN_CACHE/src (set PNBENCH_CACHE to a writable directory)"
+exec 9>"$PN_CACHE/src/.lock"
+flock 9
+
+base_id=$(pn_base_id)
+base=$PN_CACHE/src/base-$base_id
+
+if [[ ! -f "$base/.pnbench-base-ready" ]]; then
+	rm -rf "$base" "$base.tmp"
+	mkdir -p "$base.tmp"
+	if [[ -n "${KSRC:-}" ]]; then
+		pn_log "copying $KSRC into $base (excluding .git)"
+		tar -C "$KSRC" --exclude=.git -cf - . | tar -C "$base.tmp" -xf -
+	else
+		pn_log "unpacking $PN_DEBIAN_TARBALL (about a minute)"
+		tar -C "$base.tmp" --strip-components=1 -xJf "$PN_DEBIAN_TARBALL"
+	fi
+	[[ -f "$base.tmp/Makefile" ]] || pn_die "unpacked tree has no top-level Makefile"
+	pn_log "committing the base tree to git (about a minute)"
+	git -C "$base.tmp" init -q -b base
+	git -C "$base.tmp" config core.autocrlf false
+	# No background auto-gc: it would repack ~80k objects and hold our lock fd.
+	git -C "$base.tmp" config gc.auto 0
+	# -f: some tracked upstream files match .gitignore patterns.
+	git -C "$base.tmp" add -A -f
+	ver=$(make -s -C "$base.tmp" kernelversion)
+	git -C "$base.tmp" commit -q -m "base: Linux $ver ($base_id)"
+	mv "$base.tmp" "$base"
+	# git records absolute worktree paths; none exist yet, so the move is safe.
+	touch "$base/.pnbench-base-ready"
+	pn_log "base tree ready: $base (Linux $ver)"
+fi
+
+# Sanity: BASE (written by the patch author) should name this version.
+if [[ -f "$PN_SERIES_DIR/BASE" ]]; then
+	want=$(grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' "$PN_SERIES_DIR/BASE" | head -n1 || true)
+	have=$(make -s -C "$base" kernelversion)
+	if [[ -n "$want" && "$want" != "$have" ]]; then
+		pn_die "kernel-series/BASE names $want but the base tree is $have"
+	fi
+fi
+
+if [[ "$kind" == stock ]]; then
+	printf '%s\n' "$base"
+	exit 0
+fi
+
+pn_require_patches
+key=$(pn_key patched)
+tree=$PN_CACHE/src/patched-$key
+if [[ -f "$tree/.pnbench-applied" ]]; then
+	printf '%s\n' "$tree"
+	exit 0
+fi
+
+git -C "$base" worktree prune
+if [[ -e "$tree" ]]; then
+	git -C "$base" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+fi
+git -C "$base" branch -D "patched-$key" >/dev/null 2>&1 || true
+pn_log "creating worktree $tree"
+git -C "$base" worktree add -q -b "patched-$key" "$tree" base
+
+n=0
+while IFS= read -r p; do
+	n=$((n + 1))
+	pn_log "applying [$n] $(basename "$p")"
+	if ! git -C "$tree" am -q --keep-cr "$p" >&2; then
+		git -C "$tree" am --abort >/dev/null 2>&1 || true
+		git -C "$base" worktree remove --force "$tree" >/dev/null 2>&1 || true
+		git -C "$base" branch -D "patched-$key" >/dev/null 2>&1 || true
+		pn_die "patch $n ($(basename "$p")) does not apply to $base_id"
+	fi
+done < <(pn_series_patches)
+touch "$tree/.pnbench-applied"
+pn_log "applied $n patches: $tree"
+printf '%s\n' "$tree"
