@@ -1,0 +1,441 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_explicit.c - the explicit-allocation workload on the running kernel:
+ * setup/run/teardown through its own option table, page placement verified
+ * with move_pages(2), error paths, and the stop request.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <numa.h>
+
+#include "params.h"
+#include "pn.h"
+#include "topology.h"
+#include "workload.h"
+
+extern const struct pn_workload pn_workload_explicit;
+
+static const struct pn_workload *W = &pn_workload_explicit;
+static struct pn_topology topo;
+static bool have_topo;
+static size_t psz;
+
+struct ctx {
+	struct pn_wl w;
+	struct pn_roles roles;
+	cJSON *obj;
+};
+
+/* Memory nodes this process may allocate on; returns how many, fills ids. */
+static int memory_nodes(int *ids, int max)
+{
+	int n = 0;
+
+	if (numa_available() < 0)
+		return 0;
+	for (int i = 0; i <= numa_max_node() && n < max; i++)
+		if (numa_bitmask_isbitset(numa_all_nodes_ptr, (unsigned)i))
+			ids[n++] = i;
+	return n;
+}
+
+static int need_nodes(int want, int *ids)
+{
+	int n = memory_nodes(ids, want);
+
+	if (n < want) {
+		print_message("SKIP: needs >= %d memory node%s, this machine has %d\n", want,
+			      want == 1 ? "" : "s", n);
+		skip();
+	}
+	return n;
+}
+
+/* Resolve params (JSON text) through the workload's own table. */
+static void ctx_init(struct ctx *c, const char *json, const char *dram, const char *priv)
+{
+	cJSON *in = cJSON_Parse(json);
+
+	assert_non_null(in);
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
+	cJSON_Delete(in);
+	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, dram), 0);
+	assert_int_equal(pn_nodeset_parse(&c->roles.private_nodes, priv), 0);
+	c->w.ops = W;
+	c->w.params.opts = W->opts;
+	c->w.params.obj = c->obj;
+	c->w.roles = &c->roles;
+	c->w.topo = have_topo ? &topo : NULL;
+}
+
+static void ctx_fini(struct ctx *c)
+{
+	W->teardown(&c->w);
+	assert_null(c->w.priv);
+	cJSON_Delete(c->obj);
+}
+
+static const struct pn_metric *metric(const struct pn_wl_result *r, const char *name)
+{
+	for (size_t i = 0; i < r->nmetrics; i++)
+		if (!strcmp(r->metrics[i].name, name))
+			return &r->metrics[i];
+	fail_msg("metric %s missing", name);
+	return NULL;
+}
+
+/* Resident pages of this process (/proc/self/statm, second field). */
+static long resident_pages(void)
+{
+	long size = 0, res = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%ld %ld", &size, &res), 2);
+	fclose(f);
+	return res;
+}
+
+/* Run fn with stderr captured into buf (for checking error messages). */
+static int capture_stderr(int (*fn)(struct pn_wl *), struct pn_wl *w, char *buf, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	pn_log_level = PN_LOG_ERROR;
+	ret = fn(w);
+	pn_log_level = PN_LOG_QUIET;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, len - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+static void test_option_table(void **state)
+{
+	static const struct { const char *name, *def; enum pn_opt_type type; } want[] = {
+		{ "size", "64M", PN_OPT_SIZE }, { "chunk", "2M", PN_OPT_SIZE },
+		{ "nodes", "private", PN_OPT_NODES }, { "policy", "bind", PN_OPT_ENUM },
+		{ "touch", "true", PN_OPT_BOOL }, { "verify", "true", PN_OPT_BOOL },
+		{ "max_mem_share", "0.5", PN_OPT_DOUBLE },
+	};
+
+	(void)state;
+	assert_string_equal(W->name, "explicit");
+	assert_non_null(W->run);
+	for (size_t i = 0; i < PN_ARRAY_SIZE(want); i++) {
+		const struct pn_opt *o = W->opts;
+
+		while (o->name && strcmp(o->name, want[i].name))
+			o++;
+		assert_non_null(o->name);
+		assert_string_equal(o->def, want[i].def);
+		assert_int_equal(o->type, want[i].type);
+	}
+}
+
+static void test_supported(void **state)
+{
+	struct pn_roles roles;
+	struct pn_env env = { .roles = &roles };
+	char why[256] = "";
+
+	(void)state;
+	memset(&roles, 0, sizeof(roles));
+	assert_true(W->supported(&env, why, sizeof(why)) != 0);
+	assert_true(strlen(why) > 10);
+	if (numa_available() < 0) {
+		print_message("SKIP: NUMA is not available here\n");
+		skip();
+	}
+	pn_nodeset_set(&roles.dram_nodes, 0);
+	assert_int_equal(W->supported(&env, why, sizeof(why)), 0);
+}
+
+static void test_bind_node(void **state)
+{
+	struct ctx c;
+	int ids[1] = { 0 };
+	char json[128];
+	const struct pn_wl_result *r;
+	uint64_t pages = (8u << 20) / psz;
+	long before, mapped, after;
+
+	(void)state;
+	need_nodes(1, ids);
+	snprintf(json, sizeof(json), "{\"size\":\"8M\",\"chunk\":\"1M\",\"nodes\":\"%d\","
+		 "\"policy\":\"bind\"}", ids[0]);
+	ctx_init(&c, json, "0", "");
+	r = &c.w.result;
+	before = resident_pages();
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	mapped = resident_pages();
+	assert_true(r->verified);
+	assert_int_equal(r->explicit_pages, pages);
+	assert_int_equal(r->intended_pages, pages);
+	assert_int_equal(r->placed_pages[ids[0]], pages);
+	assert_int_equal(r->misplaced_pages, 0);
+	assert_int_equal(r->unverified_pages, 0);
+	assert_true(metric(r, "alloc_fault_throughput")->value > 0);
+	assert_true(metric(r, "chunk_latency_p50_ns")->value > 0);
+	assert_true(metric(r, "chunk_latency_p99_ns")->value >= metric(r, "chunk_latency_p50_ns")->value);
+	assert_true(metric(r, "chunk_latency_max_ns")->value >= metric(r, "chunk_latency_p99_ns")->value);
+	assert_true(metric(r, "pages_total")->value == (double)pages);
+	assert_int_equal(metric(r, "alloc_fault_throughput")->unit, PN_UNIT_BYTES_PER_SEC);
+	assert_int_equal(metric(r, "chunk_latency_p99_ns")->unit, PN_UNIT_NS);
+	assert_string_equal(r->note, "");
+	/* The memory stays mapped after run() and teardown() frees it (a few
+	 * pages of slack: the allocator and the sanitizers move RSS too). */
+	assert_true(mapped - before >= (long)pages);
+	ctx_fini(&c);
+	after = resident_pages();
+	assert_true(mapped - after >= (long)pages - 64);
+}
+
+static void test_preferred_first_node(void **state)
+{
+	struct ctx c;
+	int ids[2] = { 0 }, n = memory_nodes(ids, 2);
+	char json[160];
+	uint64_t pages = (4u << 20) / psz;
+
+	(void)state;
+	need_nodes(1, ids);
+	/* preferred names the first node of the set; with one node it is that one. */
+	if (n >= 2)
+		snprintf(json, sizeof(json), "{\"size\":\"4M\",\"chunk\":\"512K\",\"nodes\":\"%d,%d\","
+			 "\"policy\":\"preferred\"}", ids[0], ids[1]);
+	else
+		snprintf(json, sizeof(json), "{\"size\":\"4M\",\"chunk\":\"512K\",\"nodes\":\"%d\","
+			 "\"policy\":\"preferred\"}", ids[0]);
+	ctx_init(&c, json, "0", "");
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	assert_int_equal(c.w.result.placed_pages[ids[0]], pages);
+	assert_int_equal(c.w.result.misplaced_pages, 0);
+	ctx_fini(&c);
+}
+
+static void test_preferred_many(void **state)
+{
+	struct ctx c;
+	int ids[1] = { 0 };
+	char json[160];
+
+	(void)state;
+	need_nodes(1, ids);
+	snprintf(json, sizeof(json), "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"%d\","
+		 "\"policy\":\"preferred_many\"}", ids[0]);
+	ctx_init(&c, json, "0", "");
+	if (!numa_has_preferred_many()) {
+		/* Kernel older than 5.15: a clear refusal, not a wrong policy. */
+		assert_int_equal(W->setup(&c.w), -EOPNOTSUPP);
+	} else {
+		assert_int_equal(W->setup(&c.w), 0);
+		assert_int_equal(W->run(&c.w), 0);
+		assert_int_equal(c.w.result.intended_pages, (2u << 20) / psz);
+		assert_int_equal(c.w.result.misplaced_pages, 0);
+	}
+	ctx_fini(&c);
+}
+
+static void test_interleave_two_nodes(void **state)
+{
+	struct ctx c;
+	int ids[2] = { 0 };
+	char json[160];
+	uint64_t pages = (8u << 20) / psz;
+	const struct pn_wl_result *r;
+
+	(void)state;
+	need_nodes(2, ids);
+	snprintf(json, sizeof(json), "{\"size\":\"8M\",\"chunk\":\"1M\",\"nodes\":\"%d,%d\","
+		 "\"policy\":\"interleave\"}", ids[0], ids[1]);
+	ctx_init(&c, json, "0", "");
+	r = &c.w.result;
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	assert_int_equal(r->intended_pages, pages);
+	assert_int_equal(r->misplaced_pages, 0);
+	/* Interleave alternates page by page: close to half on each. */
+	assert_true(r->placed_pages[ids[0]] > pages * 2 / 5);
+	assert_true(r->placed_pages[ids[1]] > pages * 2 / 5);
+	ctx_fini(&c);
+}
+
+static void test_node_does_not_exist(void **state)
+{
+	struct ctx c;
+	char msg[1024];
+	int ids[1] = { 0 };
+
+	(void)state;
+	need_nodes(1, ids);
+	if (!have_topo) {
+		print_message("SKIP: topology could not be loaded\n");
+		skip();
+	}
+	/* Checked against the topology in setup. */
+	ctx_init(&c, "{\"size\":\"1M\",\"chunk\":\"1M\",\"nodes\":\"1000\"}", "0", "");
+	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "node 1000 does not exist"));
+	ctx_fini(&c);
+
+	/* Without a topology the kernel refuses the policy: named with errno. */
+	ctx_init(&c, "{\"size\":\"1M\",\"chunk\":\"1M\",\"nodes\":\"1000\"}", "0", "");
+	c.w.topo = NULL;
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(capture_stderr(W->run, &c.w, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "mbind(policy bind, nodes 1000)"));
+	assert_non_null(strstr(msg, "errno 22"));
+	assert_int_equal(c.w.result.explicit_pages, 0);
+	ctx_fini(&c);
+}
+
+static void test_default_nodes_need_private_role(void **state)
+{
+	struct ctx c;
+	char msg[1024];
+
+	(void)state;
+	ctx_init(&c, "{\"size\":\"2M\"}", "0", "");
+	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -EINVAL);
+	assert_non_null(strstr(msg, "nodes \"private\" resolves to no node"));
+	ctx_fini(&c);
+}
+
+static void test_mem_guard_refuses(void **state)
+{
+	struct ctx c;
+	char msg[1024];
+	int ids[1] = { 0 };
+
+	(void)state;
+	need_nodes(1, ids);
+	ctx_init(&c, "{\"size\":\"64T\",\"chunk\":\"2M\",\"nodes\":\"0\"}", "0", "");
+	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -ENOMEM);
+	assert_non_null(strstr(msg, "MemAvailable"));
+	ctx_fini(&c);
+	/* A smaller share of the same machine refuses what a larger allows. */
+	ctx_init(&c, "{\"size\":\"8M\",\"chunk\":\"2M\",\"nodes\":\"0\",\"max_mem_share\":0.9}",
+		 "0", "");
+	assert_int_equal(W->setup(&c.w), 0);
+	ctx_fini(&c);
+}
+
+static void test_bad_params(void **state)
+{
+	static const char *const bad[] = {
+		"{\"size\":\"1M\",\"chunk\":\"6K\"}",		/* not whole pages */
+		"{\"size\":\"1M\",\"chunk\":\"2M\"}",		/* chunk > size */
+		"{\"size\":\"1M\",\"chunk\":\"1M\",\"max_mem_share\":0}",
+	};
+	struct ctx c;
+
+	(void)state;
+	if (psz != 4096) {
+		print_message("SKIP: the cases assume 4 KiB pages, this machine has %zu\n", psz);
+		skip();
+	}
+	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
+		ctx_init(&c, bad[i], "0", "0");
+		assert_int_equal(W->setup(&c.w), -EINVAL);
+		ctx_fini(&c);
+	}
+}
+
+static void test_no_touch_is_unverified(void **state)
+{
+	struct ctx c;
+	int ids[1] = { 0 };
+	uint64_t pages = (2u << 20) / psz;
+
+	(void)state;
+	need_nodes(1, ids);
+	ctx_init(&c, "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"0\",\"touch\":false}", "0",
+		 "");
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	assert_true(c.w.result.verified);
+	assert_int_equal(c.w.result.explicit_pages, pages);
+	assert_int_equal(c.w.result.unverified_pages, pages);
+	assert_int_equal(c.w.result.intended_pages, 0);
+	assert_non_null(strstr(c.w.result.note, "touch=false"));
+	ctx_fini(&c);
+}
+
+static void test_stop(void **state)
+{
+	struct ctx c;
+	volatile sig_atomic_t bg_stop = 1;
+	int ids[1] = { 0 };
+
+	(void)state;
+	need_nodes(1, ids);
+	/* A signal: the run ends before the first chunk and says so. */
+	ctx_init(&c, "{\"size\":\"64M\",\"chunk\":\"1M\",\"nodes\":\"0\"}", "0", "");
+	assert_int_equal(W->setup(&c.w), 0);
+	pn_stop_signal = SIGINT;
+	assert_int_equal(W->run(&c.w), -EINTR);
+	pn_stop_signal = 0;
+	assert_int_equal(c.w.result.explicit_pages, 0);
+	assert_non_null(strstr(c.w.result.note, "stopped after 0 of 64 chunks"));
+	ctx_fini(&c);
+
+	/* The runner ending a background workload is its normal end. */
+	ctx_init(&c, "{\"size\":\"64M\",\"chunk\":\"1M\",\"nodes\":\"0\"}", "0", "");
+	c.w.background = true;
+	c.w.stop = &bg_stop;
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	assert_non_null(strstr(c.w.result.note, "stopped after 0 of 64 chunks"));
+	ctx_fini(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_option_table),
+		cmocka_unit_test(test_supported),
+		cmocka_unit_test(test_bind_node),
+		cmocka_unit_test(test_preferred_first_node),
+		cmocka_unit_test(test_preferred_many),
+		cmocka_unit_test(test_interleave_two_nodes),
+		cmocka_unit_test(test_node_does_not_exist),
+		cmocka_unit_test(test_default_nodes_need_private_role),
+		cmocka_unit_test(test_mem_guard_refuses),
+		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_no_touch_is_unverified),
+		cmocka_unit_test(test_stop),
+	};
+	int ret;
+
+	psz = (size_t)sysconf(_SC_PAGESIZE);
+	pn_log_level = PN_LOG_QUIET;
+	pn_sysroot_set(NULL);
+	have_topo = pn_topology_load(&topo) == 0;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	if (have_topo)
+		pn_topology_free(&topo);
+	return ret;
+}
