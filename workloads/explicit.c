@@ -103,11 +103,20 @@ static int check_nodes(const struct pn_wl *w, const struct explicit_priv *p)
 		return 0;	/* mbind() will tell */
 	if (pn_nodeset_format(&w->topo->online, online, sizeof(online)))
 		snprintf(online, sizeof(online), "(too many to list)");
-	pn_nodeset_for_each(n, &p->nodes)
-		if (!pn_topology_node(w->topo, n))
+	pn_nodeset_for_each(n, &p->nodes) {
+		const struct pn_node_info *ni = pn_topology_node(w->topo, n);
+
+		if (!ni)
 			return pn_error(-EINVAL, "workload explicit: nodes \"%s\": node %d does not "
 					"exist on this machine (online nodes: %s)", p->nodes_str, n,
 					online);
+		/* The kernel drops memoryless nodes from a multi-node policy
+		 * without a word; say so rather than measure something else. */
+		if (!ni->has_memory && !ni->has_private_memory &&
+		    pn_nodeset_count(&p->nodes) > 1)
+			pn_warn("workload explicit: node %d has no memory; the kernel ignores it "
+				"in the %s policy", n, pn_param_str(&w->params, "policy"));
+	}
 	return 0;
 }
 
