@@ -73,9 +73,17 @@ static int cmd_run(int argc, char **argv)
 	};
 	struct pn_run_opts o = { .argc = argc, .argv = argv };
 	bool exec = false;
-	int c;
+	int c, nopt = argc;
 
-	while ((c = getopt_long(argc, argv, "+o:n:qvh", lo, NULL)) != -1) {
+	/* Options may come before or after CONFIG; everything after the first
+	 * "--" is the command of --exec and is never parsed here. */
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			nopt = i;
+			break;
+		}
+	}
+	while ((c = getopt_long(nopt, argv, "o:n:qvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': o.outdir = optarg; break;
 		case 'F': o.force = true; break;
@@ -98,17 +106,17 @@ static int cmd_run(int argc, char **argv)
 		default: run_usage(stderr); return PN_EXIT_USAGE;
 		}
 	}
-	if (optind < argc && strcmp(argv[optind - 1], "--"))
+	if (optind < nopt)
 		o.config_path = argv[optind++];
-	if (optind < argc && !strcmp(argv[optind], "--"))
-		optind++;
+	if (optind < nopt)
+		return pn_error(PN_EXIT_USAGE, "run: unexpected argument \"%s\" (one CONFIG; the "
+				"command of --exec goes after --)", argv[optind]);
 	if (exec) {
-		if (optind >= argc)
+		if (nopt + 1 >= argc)
 			return pn_error(PN_EXIT_USAGE, "run --exec: no command after `--`");
-		o.exec_argv = &argv[optind];
-	} else if (optind < argc) {
-		return pn_error(PN_EXIT_USAGE, "run: unexpected argument \"%s\" (use --exec -- CMD)",
-				argv[optind]);
+		o.exec_argv = &argv[nopt + 1];
+	} else if (nopt < argc) {
+		return pn_error(PN_EXIT_USAGE, "run: a command after -- needs --exec");
 	}
 	if (o.exec_explicit && !exec)
 		return pn_error(PN_EXIT_USAGE, "run: --explicit only goes with --exec");
@@ -159,7 +167,13 @@ static int cmd_list(int argc, char **argv)
 	bool verbose = false, have_topo;
 	int c;
 
-	while ((c = getopt(argc, argv, "vh")) != -1) {
+	static const struct option lo[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'v': verbose = true; break;
 		case 'h':
@@ -227,7 +241,14 @@ static int cmd_topology(int argc, char **argv)
 	bool xml = false, json = false;
 	int c, ret;
 
-	while ((c = getopt(argc, argv, "xjh")) != -1) {
+	static const struct option lo[] = {
+		{ "xml", no_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	while ((c = getopt_long(argc, argv, "xjh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'x': xml = true; break;
 		case 'j': json = true; break;
