@@ -574,7 +574,7 @@ static int run_phase(struct run *r, const struct pn_config *c, size_t pi, int it
 	pthread_t sth;
 	cJSON *pj = cJSON_CreateObject(), *wj, *nj;
 	char tag[160];
-	uint64_t t0, t1;
+	uint64_t t0 = 0, t1 = 0;
 	int nnodes, exec_status = 0, ret = 0;
 	bool exec_mode = r->o->exec_argv != NULL;
 
