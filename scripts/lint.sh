@@ -36,6 +36,7 @@ if command -v cppcheck >/dev/null; then
 	step "cppcheck"
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 --inline-suppr \
 		--suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -DPN_VERSION='"lint"' \
+		--include=scripts/cppcheck.h \
 		-Icore core workloads collectors tests || rc=1
 else skip cppcheck cppcheck; fi
 
