@@ -59,6 +59,12 @@ int pn_nodemem_read(int node, struct pn_nodemem *m);
  * snapshot may be off by up to threshold x CPUs pages per item). */
 int pn_stat_refresh(void);
 
+/* The nodes whose memory counters are worth sampling: online &
+ * (has_memory | has_private_memory) from /sys/devices/system/node, through
+ * the sysroot.  Without has_memory (old kernels) every online node.  -ENOENT
+ * (logged) if the set is empty or node/online is missing. */
+int pn_nodes_with_memory(struct pn_nodeset *out);
+
 /* /proc/meminfo MemAvailable in bytes. */
 int pn_mem_available(uint64_t *bytes);
 
