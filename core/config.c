@@ -51,6 +51,7 @@ struct raw_ent {
 	const cJSON *params;	/* raw, may be NULL */
 	char jpath[128];	/* of the entry: "$.phases[0].workloads[1]" */
 	uint64_t interval_ms;	/* collectors only */
+	size_t axis0, naxis;	/* its matrix axes: ps->axes[axis0 .. axis0 + naxis) */
 };
 
 struct raw_phase {
@@ -290,9 +291,10 @@ static int parse_nodes(struct parser *ps, const cJSON *v)
 
 /* ---- params with matrix arrays ---- */
 
-static const struct axis *find_axis(const struct parser *ps, const cJSON *v)
+static const struct axis *find_axis(const struct parser *ps, const struct raw_ent *e,
+				   const cJSON *v)
 {
-	for (size_t i = 0; i < ps->naxes; i++)
+	for (size_t i = e->axis0; i < e->axis0 + e->naxis; i++)
 		if (ps->axes[i].arr == v)
 			return &ps->axes[i];
 	return NULL;
@@ -303,8 +305,9 @@ static const struct axis *find_axis(const struct parser *ps, const cJSON *v)
  * element idx[axis].  Children are references into the raw tree, so deleting
  * the view frees only the view.  idx NULL = element 0 of every array.
  */
-static cJSON *params_view(const struct parser *ps, const cJSON *raw, const int *idx)
+static cJSON *params_view(const struct parser *ps, const struct raw_ent *e, const int *idx)
 {
+	const cJSON *raw = e->params;
 	cJSON *view;
 
 	if (!raw)
@@ -313,7 +316,7 @@ static cJSON *params_view(const struct parser *ps, const cJSON *raw, const int *
 	if (!view)
 		return NULL;
 	for (const cJSON *it = raw->child; it; it = it->next) {
-		const struct axis *a = cJSON_IsArray(it) ? find_axis(ps, it) : NULL;
+		const struct axis *a = cJSON_IsArray(it) ? find_axis(ps, e, it) : NULL;
 		const cJSON *v = it;
 
 		if (a)
@@ -332,12 +335,15 @@ static const struct pn_opt *opt_find(const struct pn_opt *opts, const char *name
 }
 
 /* Check a raw params object, record its arrays as matrix axes. */
-static int check_params(struct parser *ps, const struct pn_opt *opts, const cJSON *raw,
-			const char *jpath)
+static int check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 {
+	const struct pn_opt *opts = e->opts;
+	const cJSON *raw = e->params;
 	cJSON *view, *canon = NULL;
 	int ret;
 
+	e->axis0 = ps->naxes;
+	e->naxis = 0;
 	if (!raw)
 		goto resolve;
 	if (!cJSON_IsObject(raw))
@@ -352,14 +358,14 @@ static int check_params(struct parser *ps, const struct pn_opt *opts, const cJSO
 		snprintf(vpath, sizeof(vpath), "%s.%s", jpath, o->name);
 		if (!it->child)
 			return perr(ps, vpath, "empty array (an array in params means one matrix point per element)");
-		for (const cJSON *e = it->child; e; e = e->next, i++) {
+		for (const cJSON *el = it->child; el; el = el->next, i++) {
 			char epath[288];
 			cJSON *c;
 
 			snprintf(epath, sizeof(epath), "%s[%d]", vpath, i);
-			if (cJSON_IsArray(e))
+			if (cJSON_IsArray(el))
 				return perr(ps, epath, "nested array (an array in params already means one matrix point per element)");
-			ret = pn_param_check(o, e, ps->file, epath, &c);
+			ret = pn_param_check(o, el, ps->file, epath, &c);
 			if (ret)
 				return ret;
 			cJSON_Delete(c);
@@ -368,9 +374,10 @@ static int check_params(struct parser *ps, const struct pn_opt *opts, const cJSO
 		ps->axes[ps->naxes++] = (struct axis){
 			.arr = it, .jpath = pn_strdup(vpath), .n = i,
 		};
+		e->naxis++;
 	}
 resolve:
-	view = params_view(ps, raw, NULL);
+	view = params_view(ps, e, NULL);
 	ret = pn_params_resolve(opts, view, ps->file, jpath, &canon);
 	cJSON_Delete(view);
 	cJSON_Delete(canon);
@@ -430,7 +437,7 @@ static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	e->opts = w->opts;
 	e->params = field(v, "params");
 	snprintf(path, sizeof(path), "%s.params", e->jpath);
-	return check_params(ps, e->opts, e->params, path);
+	return check_params(ps, e, path);
 }
 
 static int parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath,
@@ -530,7 +537,7 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	e->ops = c;
 	e->opts = c->opts;
 	if (!cJSON_IsObject(v))
-		return check_params(ps, e->opts, NULL, e->jpath);
+		return check_params(ps, e, e->jpath);
 	if (field(v, "interval")) {
 		snprintf(path, sizeof(path), "%s.interval", e->jpath);
 		ret = get_duration(ps, field(v, "interval"), path, &e->interval_ms);
@@ -539,7 +546,7 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	}
 	e->params = field(v, "params");
 	snprintf(path, sizeof(path), "%s.params", e->jpath);
-	return check_params(ps, e->opts, e->params, path);
+	return check_params(ps, e, path);
 }
 
 static int parse_collectors(struct parser *ps, const cJSON *v)
@@ -731,7 +738,7 @@ static int resolve_ent(const struct parser *ps, const struct raw_ent *r, const i
 		       cJSON **out)
 {
 	char path[160];
-	cJSON *view = params_view(ps, r->params, idx);
+	cJSON *view = params_view(ps, r, idx);
 	int ret;
 
 	if (r->params && !view)
@@ -907,7 +914,7 @@ static int json_error(const char *file, const char *buf, size_t len, const char 
 	}
 	raw[n] = '\0';
 	if (n)
-		return pn_error(-EINVAL, "%s:%u:%u: invalid JSON at line %u, column %u, near \"%s\"",
+		return pn_error(-EINVAL, "%s:%u:%u: invalid JSON at line %u, column %u, near '%s'",
 				file, line, col, line, col, clean(raw, near, sizeof(near)));
 	return pn_error(-EINVAL, "%s:%u:%u: invalid JSON at line %u, column %u (%s)",
 			file, line, col, line, col,

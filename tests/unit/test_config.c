@@ -554,7 +554,7 @@ static void test_json_errors_line_col(void **state)
 	parse_err("{\n  \"name\": \"x\",\n\t\"iterations\": 2,,\n}",
 		  "t.json:3:19: invalid JSON at line 3, column 19 (at the end of the line)");
 	parse_err("{\n  \"name\": \"x\",\n  \"iterations\": 2\n  \"phases\": []\n}",
-		  "t.json:4:3: invalid JSON at line 4, column 3, near \"\"phases\": []\"");
+		  "t.json:4:3: invalid JSON at line 4, column 3, near '\"phases\": []'");
 	parse_err("{\"name\": \"x\"", "t.json:1:13: invalid JSON at line 1, column 13 (unexpected end of file)");
 	parse_err("\n\n  {\"name\": tru}", "t.json:3:12: invalid JSON");
 	parse_err("{} {}", "t.json:1:4: invalid JSON");
