@@ -1,0 +1,215 @@
+#!/bin/sh
+# In-guest half of kernel-series/tests/e2e.sh (busybox sh).
+# Reads MODE (private|isolate|stock) from /guest/e2e.env and prints
+#   E2E ok <description>
+#   E2E not ok <description> # <why>
+#   E2E skip <description> # <reason>
+#   E2E info <text>
+# The host turns these into TAP and adds the KUnit and dmesg checks.
+# Helpers are also called through eval (check), which shellcheck cannot see.
+# shellcheck disable=SC2317
+MODE=private
+# shellcheck disable=SC1091
+[ -f /guest/e2e.env ] && . /guest/e2e.env
+T=/usr/local/bin/pn-e2e-test
+NODE=/sys/devices/system/node
+DBG=/sys/kernel/debug/private_node
+
+ok() { echo "E2E ok $*"; }
+nok() { echo "E2E not ok $*"; }
+skip() { echo "E2E skip $*"; }
+info() { echo "E2E info $*"; }
+check() { # check <condition-as-shell-test> <description> <why-if-not>
+	if eval "$1"; then ok "$2"; else nok "$2 # $3"; fi
+}
+vm() { awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print "" }' /proc/vmstat; }
+nvm() { awk -v k="$2" '$1 == k { print $2 }' "$NODE/node$1/vmstat" 2>/dev/null; }
+nnuma() { awk -v k="$2" '$1 == k { print $2 }' "$NODE/node$1/numastat"; }
+nmem() { awk -v k="$2:" '$3 == k { print $4 }' "$NODE/node$1/meminfo"; }
+d() { echo $(($2 - $1)); }
+in_list() { # in_list <n> <nodelist like 1-2,4>
+	echo "$2" | tr ',' '\n' | while IFS=- read -r a b; do
+		[ -n "$a" ] || continue
+		[ -n "$b" ] || b=$a
+		[ "$1" -ge "$a" ] && [ "$1" -le "$b" ] && echo yes
+	done | grep -q yes
+}
+field() { # field <key> <line>
+	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1
+}
+
+devnodes=''
+for n in "$NODE"/node[0-9]*; do
+	i=${n##*node}
+	has_cpu=no
+	for c in "$n"/cpu[0-9]*; do [ -e "$c" ] && has_cpu=yes; done
+	[ $has_cpu = yes ] || devnodes="$devnodes $i"
+done
+devnodes=${devnodes# }
+info "mode=$MODE device_nodes=$devnodes kernel=$(uname -r)"
+[ -n "$devnodes" ] || { nok "device nodes present # no CPU-less node"; exit 1; }
+P=${devnodes%% *}
+Q=${devnodes##* }
+pmem=/dev/pmem0
+
+# --- node state ------------------------------------------------------------
+has_mem=$(cat $NODE/has_memory)
+has_priv=$(cat $NODE/has_private_memory 2>/dev/null)
+info "has_memory=$has_mem has_private_memory=$has_priv"
+for n in $devnodes; do
+	tot=$(nmem "$n" MemTotal)
+	info "node$n MemTotal=${tot}kB"
+	check "[ ${tot:-0} -gt 0 ]" "node$n: device memory hot-plugged through dax/kmem" "MemTotal=${tot:-?}"
+done
+if [ "$MODE" != stock ]; then
+	for n in $devnodes; do
+		check "in_list $n '$has_priv'" "node$n listed in has_private_memory" "has_private_memory='$has_priv'"
+		if [ "$MODE" = private ]; then
+			check "! in_list $n '$has_mem'" "node$n not in has_memory" "has_memory='$has_mem'"
+		else
+			check "in_list $n '$has_mem'" "node$n in has_memory (isolate mode)" "has_memory='$has_mem'"
+		fi
+	done
+	m=$(cat $DBG/mode 2>/dev/null)
+	check "[ '$m' = '$MODE' ]" "debugfs private_node/mode reads $MODE" "read '$m'"
+	check "[ -f $DBG/node$P/mempolicy ]" "debugfs opt-in knobs exist for node$P" "missing $DBG/node$P/mempolicy"
+fi
+
+# --- explicit mbind --------------------------------------------------------
+if [ "$MODE" = private ]; then
+	r=$($T mbind "$Q" bind 64)
+	case "$r" in
+	*"errno=22"*) ok "mbind on non-opted-in private node$Q -> EINVAL" ;;
+	*) nok "mbind on non-opted-in private node$Q -> EINVAL # got: $r" ;;
+	esac
+	echo 1 >"$DBG/node$P/mempolicy" 2>/dev/null
+	check "[ \"\$(cat $DBG/node$P/mempolicy)\" = 1 ]" "node$P mempolicy opt-in via debugfs" "reads $(cat "$DBG/node$P/mempolicy" 2>/dev/null)"
+	a0=$(vm pgalloc_private)
+	r=$($T mbind "$P" bind 1024)
+	a1=$(vm pgalloc_private)
+	info "$r"
+	on=$(field on_node "$r")
+	check "[ '${on:-0}' = 1024 ]" "mbind(MPOL_BIND, node$P) after opt-in: 1024/1024 pages on node$P (move_pages)" "$r"
+	check "[ $(d "${a0:-0}" "${a1:-0}") -ge 1024 ]" "pgalloc_private grew by >= 1024 ($(d "${a0:-0}" "${a1:-0}"))" "pgalloc_private ${a0:-absent} -> ${a1:-absent}"
+	r=$($T mbind "$P" preferred 256)
+	on=$(field on_node "$r")
+	check "[ '${on:-0}' = 256 ]" "mbind(MPOL_PREFERRED, node$P): 256/256 pages on node$P" "$r"
+elif [ "$MODE" = isolate ]; then
+	r=$($T mbind "$P" bind 1024)
+	info "isolate: $r"
+fi
+
+# --- general allocation storm ------------------------------------------------
+storm_file=''
+if [ -b $pmem ] && mke2fs -q $pmem >/dev/null 2>&1 && mkdir -p /mnt/scratch && mount -t ext2 $pmem /mnt/scratch; then
+	disk_mib=$(($(cat /sys/block/${pmem#/dev/}/size) / 2048))
+	storm_file=/mnt/scratch/storm
+else
+	info "no scratch disk: page-cache part of the storm uses tmpfs-less fallback (anon only)"
+fi
+avail=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
+free_dev=0
+for n in $devnodes; do free_dev=$((free_dev + $(nmem "$n" MemFree))); done
+dram_avail_mib=$(((avail - free_dev) / 1024))
+file_mib=0
+if [ -n "$storm_file" ]; then
+	file_mib=$((dram_avail_mib * 13 / 10))
+	[ $file_mib -gt $((disk_mib - 64)) ] && file_mib=$((disk_mib - 64))
+fi
+for n in $devnodes; do
+	eval "miss0_$n=$(nnuma "$n" numa_miss)"
+	eval "used0_$n=$(nmem "$n" MemUsed)"
+done
+den0=$(vm pgalloc_private_denied)
+pa0=$(vm pgalloc_private)
+t0=$(cut -d' ' -f1 /proc/uptime)
+out=$($T storm 50 "$file_mib" "${storm_file:-/tmp/none}" 5 2>&1)
+src=$?
+t1=$(cut -d' ' -f1 /proc/uptime)
+echo "$out" | sed 's/^/E2E info storm: /'
+den1=$(vm pgalloc_private_denied)
+pa1=$(vm pgalloc_private)
+info "storm took $(awk "BEGIN { print $t1 - $t0 }") s; pgalloc_private_denied ${den0:-absent} -> ${den1:-absent}; pgalloc_private ${pa0:-absent} -> ${pa1:-absent}"
+check "[ $src = 0 ]" "storm (anon 50% + shmem 5% of DRAM, ${file_mib} MiB page cache) completed without OOM" "exit $src"
+leak_kb=0
+for n in $devnodes; do
+	g=$(echo "$out" | sed -n "s/^R storm node=$n .*growth_kb=\([-0-9]*\).*/\1/p")
+	m0=0
+	eval "m0=\$miss0_$n"
+	m1=$(nnuma "$n" numa_miss)
+	miss=$((m1 - m0))
+	leak_kb=$((leak_kb + ${g:-0}))
+	info "node$n: MemUsed growth during storm ${g:-?} kB, numa_miss +$miss"
+	if [ "$MODE" = stock ]; then
+		echo "E2E leak node=$n growth_kb=${g:-0} numa_miss=$miss"
+	else
+		# tolerance: 1 MiB of per-node bookkeeping noise
+		check "[ ${g:-999999} -le 1024 ]" "storm: node$n MemUsed growth ~0 (${g:-?} kB)" "grew ${g:-?} kB"
+		check "[ $miss = 0 ]" "storm: node$n numa_miss stays 0" "numa_miss +$miss"
+	fi
+done
+[ -n "$storm_file" ] && umount /mnt/scratch
+
+# --- explicit request larger than the device falls back to DRAM ---------------
+if [ "$MODE" = private ]; then
+	pfree=$(($(nmem "$P" MemFree) / 1024))
+	big=$((pfree + 128))
+	f0=$(vm pgalloc_private_fallback)
+	nf0=$(nvm "$P" numa_private_fallback)
+	a0=$(vm pgalloc_private)
+	r=$($T prefer-big "$P" "$big")
+	rc=$?
+	f1=$(vm pgalloc_private_fallback)
+	nf1=$(nvm "$P" numa_private_fallback)
+	a1=$(vm pgalloc_private)
+	info "$r"
+	info "pgalloc_private ${a0:-absent} -> ${a1:-absent}, pgalloc_private_fallback ${f0:-absent} -> ${f1:-absent}, node$P numa_private_fallback ${nf0:-absent} -> ${nf1:-absent}"
+	on=$(field on_node "$r")
+	els=$(field elsewhere "$r")
+	check "[ $rc = 0 ] && [ ${els:-0} -gt 0 ] && [ ${on:-0} -gt 0 ]" "MPOL_PREFERRED node$P for ${big} MiB (free ${pfree} MiB): completes, ${on:-?} pages on node$P, ${els:-?} on DRAM" "rc=$rc $r"
+	check "[ $(d "${f0:-0}" "${f1:-0}") -gt 0 ]" "pgalloc_private_fallback moved (+$(d "${f0:-0}" "${f1:-0}"))" "${f0:-absent} -> ${f1:-absent}"
+	check "[ $(d "${nf0:-0}" "${nf1:-0}") -gt 0 ]" "node$P numa_private_fallback moved (+$(d "${nf0:-0}" "${nf1:-0}"))" "${nf0:-absent} -> ${nf1:-absent}"
+	check "[ $(d "${a0:-0}" "${a1:-0}") -ge ${on:-1} ]" "pgalloc_private moved with the pages placed (+$(d "${a0:-0}" "${a1:-0}"))" "${a0:-absent} -> ${a1:-absent}"
+	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer during fallback" "oom-killer ran"
+fi
+
+# --- /dev/private_node_test ----------------------------------------------
+if [ "$MODE" = private ]; then
+	if [ -c /dev/private_node_test ]; then
+		mask=$(printf '%x' $((1 << P)))
+		pf=$(($(nmem "$P" MemFree) / 4))
+		for api in gfp ctx; do
+			r=$($T chardev "$mask" fallback $api 1024)
+			info "$r"
+			check "[ '$(field private_pages "$r")' = 1024 ] && [ '$(field sigbus "$r")' = 0 ]" "private_node_test fallback/$api: 1024 pages on node$P" "$r"
+			r=$($T chardev "$mask" strict $api 1024)
+			info "$r"
+			check "[ '$(field private_pages "$r")' = 1024 ]" "private_node_test strict/$api: 1024 pages on node$P" "$r"
+		done
+		over=$((pf + 4096))
+		r=$($T chardev "$mask" fallback gfp $over)
+		info "$r"
+		check "[ '$(field sigbus "$r")' = 0 ] && [ ${r:+$(field fallback_pages "$r")}0 -gt 0 ]" "private_node_test fallback beyond capacity ($over pages): falls back to DRAM, no SIGBUS" "$r"
+		r=$($T chardev "$mask" strict ctx $over)
+		info "$r"
+		check "[ ${r:+$(field sigbus "$r")}0 -gt 0 ] && [ '$(field fallback_pages "$r")' = 0 ]" "private_node_test strict beyond capacity: SIGBUS, nothing on DRAM" "$r"
+		check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer from strict device exhaustion" "oom-killer ran"
+	else
+		skip "/dev/private_node_test # CONFIG_TEST_PRIVATE_NODE device not present"
+	fi
+fi
+
+# --- offline the device memory -------------------------------------------------
+for n in $devnodes; do
+	[ "$MODE" = private ] || [ "$MODE" = isolate ] || continue
+	total=0 failed=0
+	for m in "$NODE/node$n"/memory[0-9]*; do
+		[ -e "$m/state" ] || continue
+		[ "$(cat "$m/state")" = online ] || continue
+		total=$((total + 1))
+		echo offline >"$m/state" 2>/dev/null || failed=$((failed + 1))
+	done
+	check "[ $total -gt 0 ] && [ $failed = 0 ]" "offline of node$n's $total private memory blocks" "$failed of $total failed"
+	info "after offline: node$n MemTotal=$(nmem "$n" MemTotal) kB has_private_memory=$(cat $NODE/has_private_memory 2>/dev/null)"
+done
+exit 0

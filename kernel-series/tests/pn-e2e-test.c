@@ -1,0 +1,474 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pn-e2e-test: in-guest helper for kernel-series/tests/e2e.sh.
+ *
+ * Static, raw syscalls only (no libnuma). Every result is printed as one
+ * line "R <subcommand> key=value ..." on stdout; diagnostics go to stderr.
+ *
+ *   mbind <node> <bind|preferred> <pages>
+ *       mmap anonymous, mbind to <node>, touch, count placement with
+ *       move_pages(). Exit 0, or 3 when mbind() fails (errno printed).
+ *   storm <anon_pct> <file_mib> <file> [shmem_pct]
+ *       "General allocation storm" without any policy: anonymous memory
+ *       (<anon_pct>% of DRAM availability), shmem (/dev/shm-like tmpfs file in
+ *       /tmp, [shmem_pct]%, default 5), and a <file_mib> MiB file written and
+ *       read back twice through the page cache. DRAM availability =
+ *       MemAvailable minus the free memory of CPU-less nodes, so the held
+ *       part never exceeds DRAM whether or not device memory is private.
+ *       Prints per-node MemUsed before and at peak.
+ *   prefer-big <node> <mib>
+ *       MPOL_PREFERRED on <node>, touch <mib> MiB (more than the node holds):
+ *       must complete (fallback to DRAM), placement printed per node.
+ *   chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>
+ *       /dev/private_node_test: set cfg, mmap MAP_SHARED, touch <pages>;
+ *       SIGBUS (strict, device full) is caught and counted; prints the
+ *       driver's stats.
+ *   fault <mib> <rounds>
+ *       Fault-path microbenchmark: mmap <mib> MiB anonymous, touch every
+ *       page, munmap; per round ns/fault.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MPOL_PREFERRED 1
+#define MPOL_BIND 2
+#define MAX_NODES 64
+#define PAGE 4096UL
+
+/* include/uapi/linux/private_node_test.h (kernel-series/CONTRACT.md) */
+struct private_node_test_cfg {
+	uint64_t nodemask;
+	uint32_t flags;
+	uint32_t reserved;
+};
+#define PNT_F_STRICT (1U << 0)
+#define PNT_F_API_CONTEXT (1U << 1)
+#define PNT_IOC_SET_CFG _IOW('P', 0x01, struct private_node_test_cfg)
+struct private_node_test_stats {
+	uint64_t faults, private_pages, fallback_pages, failed;
+};
+#define PNT_IOC_GET_STATS _IOR('P', 0x02, struct private_node_test_stats)
+
+static long sys_mbind(void *addr, unsigned long len, int mode,
+		      const unsigned long *mask, unsigned long maxnode)
+{
+	return syscall(SYS_mbind, addr, len, mode, mask, maxnode, 0);
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "pn-e2e-test: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static void *map_anon(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	return p;
+}
+
+static void touch(char *p, size_t bytes)
+{
+	for (size_t off = 0; off < bytes; off += PAGE)
+		p[off] = 1;
+}
+
+/* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
+static void placement(char *p, size_t bytes, long *counts)
+{
+	size_t n = bytes / PAGE, chunk = 4096;
+	void **pages = calloc(chunk, sizeof(*pages));
+	int *status = calloc(chunk, sizeof(*status));
+
+	if (!pages || !status)
+		die("calloc");
+	memset(counts, 0, sizeof(long) * (MAX_NODES + 1));
+	for (size_t i = 0; i < n; i += chunk) {
+		size_t m = n - i < chunk ? n - i : chunk;
+
+		for (size_t j = 0; j < m; j++)
+			pages[j] = p + (i + j) * PAGE;
+		if (syscall(SYS_move_pages, 0, m, pages, NULL, status, 0))
+			die("move_pages");
+		for (size_t j = 0; j < m; j++) {
+			if (status[j] >= 0 && status[j] < MAX_NODES)
+				counts[status[j]]++;
+			else
+				counts[MAX_NODES]++;
+		}
+	}
+	free(pages);
+	free(status);
+}
+
+static void print_placement(const char *cmd, const long *counts)
+{
+	printf("R %s placement", cmd);
+	for (int i = 0; i < MAX_NODES; i++)
+		if (counts[i])
+			printf(" node%d=%ld", i, counts[i]);
+	printf(" unknown=%ld\n", counts[MAX_NODES]);
+}
+
+static int cmd_mbind(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	unsigned long mask;
+	int node, mode;
+	size_t bytes;
+	char *p;
+
+	if (argc != 5)
+		return 2;
+	node = atoi(argv[2]);
+	mode = strcmp(argv[3], "bind") ? MPOL_PREFERRED : MPOL_BIND;
+	bytes = strtoul(argv[4], NULL, 0) * PAGE;
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, mode, &mask, MAX_NODES + 1)) {
+		printf("R mbind node=%d mode=%s ok=0 errno=%d (%s)\n", node,
+		       argv[3], errno, strerror(errno));
+		return 3;
+	}
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	printf("R mbind node=%d mode=%s ok=1 pages=%zu on_node=%ld\n", node,
+	       argv[3], bytes / PAGE, counts[node]);
+	print_placement("mbind", counts);
+	return 0;
+}
+
+/* Value of "key" (kB) in a meminfo-style file, -1 if absent. */
+static long meminfo_kb(const char *path, const char *key)
+{
+	char line[256];
+	long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		char *k = strstr(line, key);
+
+		if (k && k[strlen(key)] == ':') {
+			v = strtol(k + strlen(key) + 1, NULL, 10);
+			break;
+		}
+	}
+	fclose(f);
+	return v;
+}
+
+static int node_exists(int n)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d", n);
+	return stat(path, &st) == 0;
+}
+
+static int node_has_cpu(int n)
+{
+	char path[128];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpu0", n);
+	if (stat(path, &st) == 0)
+		return 1;
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpu1", n);
+	return stat(path, &st) == 0;
+}
+
+static long node_kb(int n, const char *key)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", n);
+	return meminfo_kb(path, key);
+}
+
+static void snapshot_used(long *used)
+{
+	for (int n = 0; n < MAX_NODES; n++)
+		used[n] = node_exists(n) ? node_kb(n, "MemUsed") : -1;
+}
+
+/* MemAvailable minus what CPU-less (device) nodes have free. */
+static long dram_available_kb(void)
+{
+	long avail = meminfo_kb("/proc/meminfo", "MemAvailable");
+
+	for (int n = 0; n < MAX_NODES; n++)
+		if (node_exists(n) && !node_has_cpu(n))
+			avail -= node_kb(n, "MemFree");
+	return avail;
+}
+
+static void stream_file(const char *path, size_t mib, long *peak, long *now)
+{
+	static char buf[1 << 20];
+	int fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+
+	if (fd < 0)
+		die(path);
+	memset(buf, 0x5a, sizeof(buf));
+	for (size_t i = 0; i < mib; i++) {
+		if (write(fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			die("write");
+		if ((i & 31) == 31) {
+			snapshot_used(now);
+			for (int n = 0; n < MAX_NODES; n++)
+				if (now[n] > peak[n])
+					peak[n] = now[n];
+		}
+	}
+	fsync(fd);
+	for (int pass = 0; pass < 2; pass++) {
+		lseek(fd, 0, SEEK_SET);
+		for (size_t i = 0; i < mib; i++) {
+			if (read(fd, buf, sizeof(buf)) <= 0)
+				die("read");
+			if ((i & 31) == 31) {
+				snapshot_used(now);
+				for (int n = 0; n < MAX_NODES; n++)
+					if (now[n] > peak[n])
+						peak[n] = now[n];
+			}
+		}
+	}
+	close(fd);
+}
+
+static int cmd_storm(int argc, char **argv)
+{
+	long before[MAX_NODES], peak[MAX_NODES], now[MAX_NODES];
+	long avail_kb, anon_kb, shmem_kb;
+	int anon_pct, shmem_pct = 5;
+	size_t file_mib;
+	char *anon, *shm;
+	int fd;
+
+	if (argc < 5)
+		return 2;
+	anon_pct = atoi(argv[2]);
+	file_mib = strtoul(argv[3], NULL, 0);
+	if (argc > 5)
+		shmem_pct = atoi(argv[5]);
+	avail_kb = dram_available_kb();
+	anon_kb = avail_kb / 100 * anon_pct;
+	shmem_kb = avail_kb / 100 * shmem_pct;
+	printf("R storm dram_available_kb=%ld anon_kb=%ld shmem_kb=%ld file_mib=%zu\n",
+	       avail_kb, anon_kb, shmem_kb, file_mib);
+	fflush(stdout);
+	snapshot_used(before);
+	memcpy(peak, before, sizeof(peak));
+
+	anon = map_anon(anon_kb * 1024);
+	touch(anon, anon_kb * 1024);
+	fd = open("/tmp/pn-storm-shmem", O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, shmem_kb * 1024))
+		die("shmem file");
+	shm = mmap(NULL, shmem_kb * 1024, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (shm == MAP_FAILED)
+		die("mmap shmem");
+	touch(shm, shmem_kb * 1024);
+	snapshot_used(now);
+	for (int n = 0; n < MAX_NODES; n++)
+		if (now[n] > peak[n])
+			peak[n] = now[n];
+	stream_file(argv[4], file_mib, peak, now);
+	snapshot_used(now);
+	for (int n = 0; n < MAX_NODES; n++) {
+		if (before[n] < 0)
+			continue;
+		if (now[n] > peak[n])
+			peak[n] = now[n];
+		printf("R storm node=%d cpu=%d memused_before_kb=%ld memused_peak_kb=%ld memused_end_kb=%ld growth_kb=%ld\n",
+		       n, node_has_cpu(n), before[n], peak[n], now[n],
+		       peak[n] - before[n]);
+	}
+	munmap(anon, anon_kb * 1024);
+	munmap(shm, shmem_kb * 1024);
+	close(fd);
+	unlink("/tmp/pn-storm-shmem");
+	unlink(argv[4]);
+	return 0;
+}
+
+static int cmd_prefer_big(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	unsigned long mask;
+	size_t bytes;
+	int node;
+	char *p;
+
+	if (argc != 4)
+		return 2;
+	node = atoi(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) << 20;
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, MPOL_PREFERRED, &mask, MAX_NODES + 1)) {
+		printf("R prefer-big node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	printf("R prefer-big node=%d ok=1 pages=%zu on_node=%ld elsewhere=%ld\n",
+	       node, bytes / PAGE, counts[node],
+	       (long)(bytes / PAGE) - counts[node]);
+	print_placement("prefer-big", counts);
+	return 0;
+}
+
+static sigjmp_buf fault_jmp;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(fault_jmp, 1);
+}
+
+static int cmd_chardev(int argc, char **argv)
+{
+	struct private_node_test_cfg cfg = { 0 };
+	struct private_node_test_stats st = { 0 };
+	struct sigaction sa = { 0 };
+	volatile size_t touched = 0, sigbus = 0;
+	size_t pages, i;
+	char *p;
+	int fd;
+
+	if (argc != 6)
+		return 2;
+	cfg.nodemask = strtoull(argv[2], NULL, 16);
+	if (!strcmp(argv[3], "strict"))
+		cfg.flags |= PNT_F_STRICT;
+	if (!strcmp(argv[4], "ctx"))
+		cfg.flags |= PNT_F_API_CONTEXT;
+	pages = strtoul(argv[5], NULL, 0);
+	fd = open("/dev/private_node_test", O_RDWR);
+	if (fd < 0) {
+		printf("R chardev ok=0 open_errno=%d (%s)\n", errno, strerror(errno));
+		return 3;
+	}
+	if (ioctl(fd, PNT_IOC_SET_CFG, &cfg)) {
+		printf("R chardev ok=0 set_cfg_errno=%d (%s)\n", errno, strerror(errno));
+		return 3;
+	}
+	p = mmap(NULL, pages * PAGE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		printf("R chardev ok=0 mmap_errno=%d (%s)\n", errno, strerror(errno));
+		return 3;
+	}
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+	for (i = 0; i < pages; i++) {
+		if (sigsetjmp(fault_jmp, 1)) {
+			sigbus++;
+			continue;
+		}
+		p[i * PAGE] = 1;
+		touched++;
+	}
+	signal(SIGBUS, SIG_DFL);
+	if (ioctl(fd, PNT_IOC_GET_STATS, &st)) {
+		printf("R chardev ok=0 get_stats_errno=%d (%s)\n", errno, strerror(errno));
+		return 3;
+	}
+	printf("R chardev ok=1 mode=%s api=%s mask=%s pages=%zu touched=%zu sigbus=%zu faults=%llu private_pages=%llu fallback_pages=%llu failed=%llu\n",
+	       argv[3], argv[4], argv[2], pages, (size_t)touched,
+	       (size_t)sigbus, (unsigned long long)st.faults,
+	       (unsigned long long)st.private_pages,
+	       (unsigned long long)st.fallback_pages,
+	       (unsigned long long)st.failed);
+	munmap(p, pages * PAGE);
+	close(fd);
+	return 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int cmd_fault(int argc, char **argv)
+{
+	size_t bytes, pages;
+	int rounds;
+
+	if (argc != 4)
+		return 2;
+	bytes = strtoul(argv[2], NULL, 0) << 20;
+	rounds = atoi(argv[3]);
+	pages = bytes / PAGE;
+	for (int r = 0; r < rounds; r++) {
+		char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint64_t t0, t1;
+
+		if (p == MAP_FAILED)
+			die("mmap");
+		/* 4 KiB faults only: THP would turn 512 faults into one */
+		madvise(p, bytes, MADV_NOHUGEPAGE);
+		t0 = now_ns();
+		touch(p, bytes);
+		t1 = now_ns();
+		munmap(p, bytes);
+		printf("R fault round=%d pages=%zu ns_per_fault=%.1f\n", r, pages,
+		       (double)(t1 - t0) / pages);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = 2;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc < 2)
+		goto usage;
+	if (!strcmp(argv[1], "mbind"))
+		rc = cmd_mbind(argc, argv);
+	else if (!strcmp(argv[1], "storm"))
+		rc = cmd_storm(argc, argv);
+	else if (!strcmp(argv[1], "prefer-big"))
+		rc = cmd_prefer_big(argc, argv);
+	else if (!strcmp(argv[1], "chardev"))
+		rc = cmd_chardev(argc, argv);
+	else if (!strcmp(argv[1], "fault"))
+		rc = cmd_fault(argc, argv);
+	if (rc != 2)
+		return rc;
+usage:
+	fprintf(stderr,
+		"usage: pn-e2e-test mbind <node> <bind|preferred> <pages>\n"
+		"       pn-e2e-test storm <anon_pct> <file_mib> <file> [shmem_pct]\n"
+		"       pn-e2e-test prefer-big <node> <mib>\n"
+		"       pn-e2e-test chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>\n"
+		"       pn-e2e-test fault <mib> <rounds>\n");
+	return 2;
+}
