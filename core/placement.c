@@ -68,22 +68,6 @@ int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *i
 	return 0;
 }
 
-/* /proc/meminfo MemAvailable, bytes.  Stand-in for pn_mem_available(). */
-static int mem_available(uint64_t *bytes)
-{
-	char buf[8192], *p;
-	unsigned long long kb;
-	ssize_t n = pn_read_text("/proc/meminfo", buf, sizeof(buf));
-
-	if (n < 0)
-		return (int)n;
-	p = strstr(buf, "MemAvailable:");
-	if (!p || sscanf(p, "MemAvailable: %llu kB", &kb) != 1)
-		return -ENODATA;
-	*bytes = kb * 1024;
-	return 0;
-}
-
 int pn_mem_guard(uint64_t bytes, double share, const char *what)
 {
 	uint64_t avail, limit;
@@ -92,10 +76,9 @@ int pn_mem_guard(uint64_t bytes, double share, const char *what)
 
 	if (!(share > 0.0 && share <= 1.0))
 		return pn_error(-EINVAL, "%s: memory share %g is outside (0, 1]", what, share);
-	ret = mem_available(&avail);
+	ret = pn_mem_available(&avail);	/* prints why it failed */
 	if (ret)
-		return pn_error(ret, "%s: cannot read MemAvailable from %s/proc/meminfo: %s", what,
-				pn_sysroot(), strerror(-ret));
+		return pn_error(ret, "%s: cannot check the size against MemAvailable", what);
 	limit = (uint64_t)((double)avail * share);
 	if (bytes <= limit)
 		return 0;

@@ -97,29 +97,6 @@ static int memtotal_cb(void *arg, const char *key, int64_t val)
 	return 0;
 }
 
-/* "Node N MemTotal:  123 kB" -> bytes.  Stand-in for pn_parse_node_meminfo(). */
-static int parse_memtotal(const char *buf, int node, pn_kv_cb cb, void *arg)
-{
-	const char *p = buf;
-
-	while (*p) {
-		unsigned long long v;
-		int id, off = 0;
-		char key[64];
-
-		if (sscanf(p, "Node %d %63[^:]: %llu kB%n", &id, key, &v, &off) == 3 && off > 0) {
-			if (id != node)
-				return -EINVAL;
-			if (!strcmp(key, "MemTotal"))
-				return cb(arg, key, (int64_t)(v * 1024));
-		}
-		p += strcspn(p, "\n");
-		if (*p)
-			p++;
-	}
-	return 0;
-}
-
 /* nodeN/meminfo MemTotal in bytes. */
 static int read_mem_total(int node, uint64_t *bytes)
 {
@@ -135,7 +112,7 @@ static int read_mem_total(int node, uint64_t *bytes)
 		ret = (int)n;
 		goto out;
 	}
-	ret = parse_memtotal(buf, node, memtotal_cb, &a);
+	ret = pn_parse_node_meminfo(buf, node, memtotal_cb, &a);
 	if (!ret && !a.found)
 		ret = -ENODATA;
 	if (!ret)
