@@ -75,7 +75,7 @@ int pn_atomic_commit(struct pn_atomic_file *af)
 int pn_atomic_write(const char *path, const char *data, size_t len)
 {
 	struct pn_atomic_file af;
-	FILE *f;
+	FILE *f = NULL;
 	int ret = pn_atomic_open(&af, path, &f);
 
 	if (ret)

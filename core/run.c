@@ -66,6 +66,7 @@ struct run {
 	int failed_workloads;
 	const struct pn_config *c0;	/* thresholds and roles come from point 0 */
 	char stop_reason[128];
+	char last_why[256];		/* last skip/failure reason printed */
 };
 
 static int judge(struct run *r, const struct pn_config *c);
@@ -126,6 +127,11 @@ static void set_status(struct run *r, const char *state, const char *reason)
 	cJSON_ReplaceItemInObject(r->root, "updated_at", cJSON_CreateString(now));
 }
 
+static int64_t pages_of(int64_t bytes, long page_size)
+{
+	return bytes / page_size;
+}
+
 /* ----------------------------------------------------------------- roles */
 
 static int resolve_roles(struct run *r, const struct pn_config *c)
@@ -139,7 +145,7 @@ static int resolve_roles(struct run *r, const struct pn_config *c)
 	pn_nodeset_zero(&r->roles.private_nodes);
 	r->roles.private_auto = false;
 
-	if (r->o->private_override && strcmp(r->o->private_override, "auto")) {
+	if (r->o->private_override && strcmp(r->o->private_override, "auto") != 0) {
 		if (pn_nodeset_parse(&r->roles.private_nodes, r->o->private_override))
 			return pn_error(-EINVAL, "--private: \"%s\" is not a node list (e.g. 1,2 or 1-2)",
 					r->o->private_override);
@@ -428,6 +434,22 @@ static void slot_init(struct run *r, struct wl_slot *s, const struct pn_config_w
 		s->skipped = true;
 		return;
 	}
+	/* A node-set option that resolves to nothing on this machine (e.g.
+	 * "private" on a kernel without private nodes) is a skip, not a failure. */
+	for (const struct pn_opt *opt = cw->ops->opts; opt && opt->name; opt++) {
+		struct pn_nodeset ns;
+
+		if (opt->type != PN_OPT_NODES)
+			continue;
+		if (pn_param_nodes(&s->w.params, opt->name, &r->roles, &ns) || pn_nodeset_empty(&ns)) {
+			snprintf(s->why, sizeof(s->why), "%s \"%s\" is no node here%s", opt->name,
+				 pn_param_str(&s->w.params, opt->name),
+				 pn_nodeset_empty(&r->roles.private_nodes) ?
+				 " (no private nodes: name them with --private LIST or nodes.private)" : "");
+			s->skipped = true;
+			return;
+		}
+	}
 	if (cw->ops->setup) {
 		s->rc = cw->ops->setup(&s->w);
 		if (s->rc) {
@@ -477,6 +499,16 @@ static cJSON *placement_json(const struct pn_wl_result *res)
 static cJSON *slot_json(struct run *r, struct wl_slot *s)
 {
 	cJSON *o = cJSON_CreateObject();
+
+	/* Say why once, not once per iteration. */
+	if ((s->skipped || !s->setup_done || s->rc) && strcmp(r->last_why, s->why) != 0) {
+		snprintf(r->last_why, sizeof(r->last_why), "%s", s->why);
+		if (s->skipped)
+			pn_info("workload %s skipped: %s", s->w.ops->name, s->why);
+		else
+			pn_warn("workload %s failed: %s", s->w.ops->name, s->why[0] ? s->why :
+				strerror(-s->rc));
+	}
 
 	cJSON_AddStringToObject(o, "workload", s->w.ops->name);
 	cJSON_AddBoolToObject(o, "background", s->w.background);
@@ -663,14 +695,14 @@ out_teardown:
 			if (!probe.peak_bytes[n])
 				continue;
 			snprintf(key, sizeof(key), "%d", n);
-			cJSON_AddNumberToObject(pn, key, (double)(probe.last_bytes[n] / r->page_size));
+			cJSON_AddNumberToObject(pn, key, (double)pages_of(probe.last_bytes[n], r->page_size));
 		}
 		pn = cJSON_AddObjectToObject(ej, "peak_pages_per_node");
 		for (int n = 0; n < PN_MAX_NODES; n++) {
 			if (!probe.peak_bytes[n])
 				continue;
 			snprintf(key, sizeof(key), "%d", n);
-			cJSON_AddNumberToObject(pn, key, (double)(probe.peak_bytes[n] / r->page_size));
+			cJSON_AddNumberToObject(pn, key, (double)pages_of(probe.peak_bytes[n], r->page_size));
 		}
 		if (!WIFEXITED(exec_status) || WEXITSTATUS(exec_status))
 			pn_warn("--exec: command %s", WIFEXITED(exec_status) ?

@@ -66,7 +66,7 @@ const int64_t *pn_series_row(const struct pn_series *s, size_t row)
 int pn_series_write_csv(const struct pn_series *s, const char *path)
 {
 	struct pn_atomic_file af;
-	FILE *f;
+	FILE *f = NULL;
 	int ret = pn_atomic_open(&af, path, &f);
 
 	if (ret)
