@@ -21,7 +21,7 @@ int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *i
 			struct pn_wl_result *r)
 {
 	long psz = sysconf(_SC_PAGESIZE);
-	uintptr_t start, end;
+	const char *p, *end;
 	void *pages[VERIFY_BATCH];
 	int status[VERIFY_BATCH];
 
@@ -30,15 +30,15 @@ int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *i
 	if (!addr || !len)
 		return len ? -EINVAL : 0;
 	/* Every page the range touches, even partially. */
-	start = (uintptr_t)addr & ~((uintptr_t)psz - 1);
-	end = ((uintptr_t)addr + len + (uintptr_t)psz - 1) & ~((uintptr_t)psz - 1);
+	p = (const char *)addr - ((uintptr_t)addr & ((uintptr_t)psz - 1));
+	end = (const char *)addr + len;
 
-	while (start < end) {
+	while (p < end) {
 		unsigned long n = 0;
 
-		while (n < VERIFY_BATCH && start < end) {
-			pages[n++] = (void *)start;
-			start += (uintptr_t)psz;
+		while (n < VERIFY_BATCH && p < end) {
+			pages[n++] = (void *)p;
+			p += psz;
 		}
 		/* nodes == NULL: query only, nothing moves; pid 0 = this process. */
 		if (numa_move_pages(0, n, pages, NULL, status, 0) < 0)

@@ -171,7 +171,7 @@ static void read_tiers(struct pn_topology *t)
 		long tier;
 		int n;
 
-		if (strncmp(de->d_name, "memory_tier", 11) || !isdigit((unsigned char)de->d_name[11]))
+		if (strncmp(de->d_name, "memory_tier", 11) != 0 || !isdigit((unsigned char)de->d_name[11]))
 			continue;
 		tier = strtol(de->d_name + 11, &end, 10);
 		if (*end || tier < 0 || tier > 1000000)
@@ -206,7 +206,7 @@ static int scan_node_dirs(struct pn_nodeset *s)
 		char *end;
 		long id;
 
-		if (strncmp(de->d_name, "node", 4) || !isdigit((unsigned char)de->d_name[4]))
+		if (strncmp(de->d_name, "node", 4) != 0 || !isdigit((unsigned char)de->d_name[4]))
 			continue;
 		id = strtol(de->d_name + 4, &end, 10);
 		if (!*end && id >= 0 && id < PN_MAX_NODES)

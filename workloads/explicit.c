@@ -318,7 +318,7 @@ static int explicit_run(struct pn_wl *w)
 	if (r->misplaced_pages)
 		add_note(r, "policy %s: %llu of %llu verified page(s) outside nodes %s%s",
 			 policy_names[p->policy], (unsigned long long)r->misplaced_pages,
-			 (unsigned long long)(r->intended_pages + r->misplaced_pages),
+			 (unsigned long long)r->intended_pages + (unsigned long long)r->misplaced_pages,
 			 p->nodes_str, p->policy == POL_PREFERRED || p->policy ==
 			 POL_PREFERRED_MANY ? " (preferred falls back when the node is full)" : "");
 	if (!p->touch)

@@ -145,7 +145,7 @@ static void test_option_table(void **state)
 	for (size_t i = 0; i < PN_ARRAY_SIZE(want); i++) {
 		const struct pn_opt *o = W->opts;
 
-		while (o->name && strcmp(o->name, want[i].name))
+		while (o->name && strcmp(o->name, want[i].name) != 0)
 			o++;
 		assert_non_null(o->name);
 		assert_string_equal(o->def, want[i].def);

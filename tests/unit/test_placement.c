@@ -177,7 +177,7 @@ static void test_misplacement_two_nodes(void **state)
 {
 	struct pn_wl_result r;
 	struct pn_nodeset want;
-	int ids[2], n = memory_nodes(ids, 2);
+	int ids[2] = { 0 }, n = memory_nodes(ids, 2);
 	char *a, *b;
 
 	(void)state;
@@ -230,9 +230,9 @@ static void test_mem_guard_replayed(void **state)
 		"MemAvailable:    1000 kB\nBuffers:          100 kB\n");
 	fclose(f);
 	pn_sysroot_set(root);
-	assert_int_equal(pn_mem_guard(500 * 1024, 0.5, "test"), 0);
-	assert_int_equal(pn_mem_guard(501 * 1024, 0.5, "test"), -ENOMEM);
-	assert_int_equal(pn_mem_guard(900 * 1024, 0.9, "test"), 0);
+	assert_int_equal(pn_mem_guard(UINT64_C(500) * 1024, 0.5, "test"), 0);
+	assert_int_equal(pn_mem_guard(UINT64_C(501) * 1024, 0.5, "test"), -ENOMEM);
+	assert_int_equal(pn_mem_guard(UINT64_C(900) * 1024, 0.9, "test"), 0);
 	/* No meminfo: refuse rather than guess. */
 	assert_int_equal(unlink(path), 0);
 	assert_true(pn_mem_guard(1, 0.5, "test") < 0);

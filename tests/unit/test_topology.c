@@ -401,6 +401,7 @@ static bool replay(const char *machine, struct pn_topology *t, char *root, size_
 	struct stat st;
 	int n;
 
+	memset(t, 0, sizeof(*t));
 	snprintf(root, rootlen, "%s/%s", base ? base : "tests/fixtures", machine);
 	if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
 		print_message("SKIP: fixture %s is absent (captured from a QEMU guest by "
@@ -515,6 +516,10 @@ static void test_fixture_qemu_sparse_0_2_5(void **state)
 	assert_int_equal(pn_nodeset_format(&t.online, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0,2,5");
 	assert_int_equal(t.nnodes, 3);
+	if (!t.nodes) {		/* cannot happen after the line above; for the analyzer */
+		fail();
+		return;
+	}
 	assert_int_equal(t.nodes[0].id, 0);
 	assert_int_equal(t.nodes[1].id, 2);
 	assert_int_equal(t.nodes[2].id, 5);
