@@ -132,13 +132,15 @@ pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU, node0 ${d0} MiB (
 pn_log "cmdline: $cmd"
 t0=$(date +%s)
 set +e
-timeout -s KILL "$timeout" "$qemu" -accel tcg -M pc -cpu max -smp "$cpus" -m "${total}M" \
+timeout -s KILL "$timeout" "$qemu" -accel tcg -M pc -cpu "${PNBENCH_QEMU_CPU:-qemu64}" -smp "$cpus" -m "${total}M" \
 	"${numa[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmd" \
 	-nographic -no-reboot -monitor none -serial stdio "${extra[@]}" </dev/null |
-	tr -d '\r' | if ((quiet)); then cat >"$log"; else tee "$log"; fi
+	if ((quiet)); then cat >"$log"; else tee "$log"; fi
 qrc=${PIPESTATUS[0]}
 set -e
 secs=$(($(date +%s) - t0))
+# the serial console writes CRLF line ends
+sed -i 's/\r$//' "$log"
 rc=$(sed -n 's/^PNBENCH-END rc=\([0-9]*\).*/\1/p' "$log" | tail -n1)
 if [[ -z "$rc" ]]; then
 	((qrc == 137)) && pn_log "timeout after ${timeout}s"

@@ -23,9 +23,6 @@
  *       /dev/private_node_test: set cfg, mmap MAP_SHARED, touch <pages>;
  *       SIGBUS (strict, device full) is caught and counted; prints the
  *       driver's stats.
- *   fault <mib> <rounds>
- *       Fault-path microbenchmark: mmap <mib> MiB anonymous, touch every
- *       page, munmap; per round ns/fault.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +37,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MPOL_PREFERRED 1
@@ -407,43 +403,6 @@ static int cmd_chardev(int argc, char **argv)
 	return 0;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static int cmd_fault(int argc, char **argv)
-{
-	size_t bytes, pages;
-	int rounds;
-
-	if (argc != 4)
-		return 2;
-	bytes = strtoul(argv[2], NULL, 0) << 20;
-	rounds = atoi(argv[3]);
-	pages = bytes / PAGE;
-	for (int r = 0; r < rounds; r++) {
-		char *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		uint64_t t0, t1;
-
-		if (p == MAP_FAILED)
-			die("mmap");
-		/* 4 KiB faults only: THP would turn 512 faults into one */
-		madvise(p, bytes, MADV_NOHUGEPAGE);
-		t0 = now_ns();
-		touch(p, bytes);
-		t1 = now_ns();
-		munmap(p, bytes);
-		printf("R fault round=%d pages=%zu ns_per_fault=%.1f\n", r, pages,
-		       (double)(t1 - t0) / pages);
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	int rc = 2;
@@ -459,8 +418,6 @@ int main(int argc, char **argv)
 		rc = cmd_prefer_big(argc, argv);
 	else if (!strcmp(argv[1], "chardev"))
 		rc = cmd_chardev(argc, argv);
-	else if (!strcmp(argv[1], "fault"))
-		rc = cmd_fault(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -468,7 +425,6 @@ usage:
 		"usage: pn-e2e-test mbind <node> <bind|preferred> <pages>\n"
 		"       pn-e2e-test storm <anon_pct> <file_mib> <file> [shmem_pct]\n"
 		"       pn-e2e-test prefer-big <node> <mib>\n"
-		"       pn-e2e-test chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>\n"
-		"       pn-e2e-test fault <mib> <rounds>\n");
+		"       pn-e2e-test chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>\n");
 	return 2;
 }
