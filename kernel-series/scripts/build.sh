@@ -77,7 +77,8 @@ pn_log "configuring (tinyconfig + $(basename "$PN_FRAGMENT"))"
 "$here/verify-config.sh" "$PN_FRAGMENT" "$obj/.config" "$kind"
 
 pn_log "compiling with -j$jobs (several minutes; a progress line every 60 s)"
-make -C "$src" O="$obj" -j"$jobs" LOCALVERSION="-pnbench-$kind" bzImage >>"$log" 2>&1 &
+# uname -r inside a guest names the exact build: <version>-pnbench-<kind>-<key8>
+make -C "$src" O="$obj" -j"$jobs" LOCALVERSION="-pnbench-$kind-${key:0:8}" bzImage >>"$log" 2>&1 &
 mpid=$!
 while kill -0 "$mpid" 2>/dev/null; do
 	for _ in $(seq 60); do
