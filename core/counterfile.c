@@ -100,7 +100,9 @@ int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int6
 			p = *q ? q + 1 : q;
 			continue;
 		}
-		if (keyish(*q))
+		/* "a" must not match the line "ab 1": a prefix ending in a key
+		 * character must be followed by something else. */
+		if (l->len && keyish(t->text[l->off + l->len - 1]) && keyish(*q))
 			return 1;
 		while (blank(*q))
 			q++;
@@ -325,7 +327,10 @@ static int cf_sample_slow(struct pn_cfile *cf, int64_t *row)
 		if (!klen)
 			continue;
 		for (size_t i = 0; i < cf->n; i++) {
-			if (cf->ent[i].key_len != klen || memcmp(cf->keys + cf->ent[i].key_off, k, klen))
+			/* the first entry of that key not seen yet: a key that
+			 * occurs twice keeps its order */
+			if (cf->ent[i].key_len != klen || (cf->seen[i / 64] >> (i % 64) & 1) ||
+			    memcmp(cf->keys + cf->ent[i].key_off, k, klen))
 				continue;
 			if (cf->ent[i].col >= 0)
 				row[cf->ent[i].col] = v;

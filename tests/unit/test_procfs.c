@@ -625,6 +625,17 @@ static void test_cfile_layouts(void **state)
 	assert_int_equal(pn_cfile_sample(&cf, row), -EINVAL);
 	pn_cfile_close(&cf);
 
+	/* a key that occurs twice keeps its position, also on the slow path
+	 * (a line of blanks forces it) */
+	write_file(p, "k 1\nk 2\n");
+	ncols = 0;
+	assert_int_equal(pn_cfile_open(&cf, "/vmstat", PN_CFILE_KV, -1, col_for_all, &ncols), 0);
+	write_file(p, "k 5\n   \nk 6\n");
+	assert_int_equal(pn_cfile_sample(&cf, row), 0);
+	assert_int_equal(row[0], 5);
+	assert_int_equal(row[1], 6);
+	pn_cfile_close(&cf);
+
 	/* node meminfo: kB -> bytes, padding that changes with the value */
 	snprintf(p, sizeof(p), "%s/meminfo", dir);
 	write_file(p, "Node 2 MemTotal:       1024 kB\nNode 2 HugePages_Total:     0\n");

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * fuzz_procfs.c - libFuzzer target for the /proc and /sys parsers: any bytes
+ * go through pn_parse_kv(), pn_parse_meminfo(), pn_parse_node_meminfo(),
+ * pn_parse_zoneinfo() and the line-template helpers; they must return 0 or
+ * -EINVAL, never crash or read out of bounds.  When the strict "key value"
+ * parser accepts the input, the collectors' fast path (struct pn_cfile,
+ * reading the same bytes from a memfd) must accept it too and store the very
+ * same values.  Seed corpus: tests/fuzz/corpus/procfs/ (captured files).
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "counterfile.h"
+#include "procfs.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define MAXV 4096
+
+struct vals {
+	size_t n;
+	int64_t v[MAXV];
+};
+
+static int kv_cb(void *arg, const char *key, int64_t val)
+{
+	struct vals *s = arg;
+	size_t len = strlen(key);
+
+	assert(len > 0 && len < PN_PROCFS_KEY_MAX);
+	if (s->n >= MAXV)
+		return -ENOSPC;
+	s->v[s->n++] = val;
+	return 0;
+}
+
+static int zone_cb(void *arg, int node, const char *zone, const char *key, int64_t val)
+{
+	(void)arg;
+	(void)val;
+	assert(node >= 0 && node < PN_MAX_NODES);
+	assert(strlen(zone) > 0 && strlen(zone) < PN_PROCFS_ZONE_MAX);
+	assert(strlen(key) > 0 && strlen(key) < PN_PROCFS_KEY_MAX);
+	return 0;
+}
+
+static int col_seq(void *arg, const char *key)
+{
+	int *n = arg;
+
+	(void)key;
+	return (*n)++;
+}
+
+/* The fast path reads the same bytes through a file and must agree. */
+static void check_cfile(const char *buf, size_t len, enum pn_cfile_fmt fmt, int node,
+			const struct vals *want)
+{
+	struct pn_cfile cf;
+	char rel[64];
+	int64_t *row;
+	int fd, ncols = 0, ret;
+
+	fd = memfd_create("fuzz", MFD_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, buf, len) != (ssize_t)len) {
+		close(fd);
+		return;
+	}
+	snprintf(rel, sizeof(rel), "/proc/self/fd/%d", fd);
+	ret = pn_cfile_open(&cf, rel, fmt, node, col_seq, &ncols);
+	assert(ret == 0);
+	assert((size_t)ncols == want->n);
+	row = calloc(want->n, sizeof(*row));
+	assert(row);
+	ret = pn_cfile_sample(&cf, row);
+	assert(ret == 0);
+	for (size_t i = 0; i < want->n; i++)
+		assert(row[i] == want->v[i]);
+	free(row);
+	pn_cfile_close(&cf);
+	close(fd);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct vals s;
+	const char *p, *e;
+	char *buf;
+	int node;
+
+	pn_log_level = PN_LOG_QUIET;
+	pn_sysroot_set("");
+	if (size > 1 << 20)
+		return 0;
+	buf = malloc(size + 1);
+	if (!buf)
+		return 0;
+	memcpy(buf, data, size);
+	buf[size] = '\0';
+	/* The parsers take NUL-terminated text: an embedded NUL ends it. */
+	size = strlen(buf);
+
+	s.n = 0;
+	if (pn_parse_kv(buf, kv_cb, &s) == 0 && s.n > 0)
+		check_cfile(buf, size, PN_CFILE_KV, -1, &s);
+	s.n = 0;
+	(void)pn_parse_meminfo(buf, kv_cb, &s);
+	/* the node a meminfo claims: take it from the text when there is one */
+	node = 0;
+	if (sscanf(buf, "Node %d", &node) != 1 || node < 0 || node >= PN_MAX_NODES)
+		node = 0;
+	s.n = 0;
+	if (pn_parse_node_meminfo(buf, node, kv_cb, &s) == 0 && s.n > 0)
+		check_cfile(buf, size, PN_CFILE_NODE_MEMINFO, node, &s);
+	(void)pn_parse_zoneinfo(buf, zone_cb, NULL);
+
+	/* A template prefix never runs past its line. */
+	for (p = buf; *p; p = *e ? e + 1 : e) {
+		size_t plen;
+
+		e = strchr(p, '\n');
+		if (!e)
+			e = p + strlen(p);
+		plen = pn_tlines_prefix_len(p, e);
+		assert(plen <= (size_t)(e - p));
+	}
+	free(buf);
+	return 0;
+}
