@@ -457,6 +457,9 @@ static int read_states(struct pn_topology *t)
 		if (!ret && pn_nodeset_empty(&t->online))
 			ret = -ENOENT;
 	}
+	if (ret == -ENOENT && !pn_exists(NODE_DIR))
+		return pn_error(ret, "topology: %s%s is missing: a kernel without NUMA "
+				"(CONFIG_NUMA=n), or /sys is not mounted", pn_sysroot(), NODE_DIR);
 	if (ret)
 		return pn_error(ret, "topology: cannot read %s%s/online: %s", pn_sysroot(),
 				NODE_DIR, strerror(-ret));
@@ -489,10 +492,14 @@ static void read_node(struct pn_topology *t, struct pn_node_info *ni, bool deriv
 		else
 			ni->ncpus = ret;
 	}
+	/* A malformed meminfo is reported and leaves MemTotal at 0 (unknown):
+	 * the rest of the topology is still worth having. */
 	ret = read_mem_total(ni->id, &ni->mem_total_bytes);
 	if (ret)
-		pn_warn("topology: %s%s/node%d/meminfo: no MemTotal (%s)", pn_sysroot(),
-			NODE_DIR, ni->id, strerror(-ret));
+		pn_warn("topology: %s%s/node%d/meminfo: %s", pn_sysroot(), NODE_DIR, ni->id,
+			ret == -EINVAL ? "malformed (not \"Node N Key: value\" lines of this "
+			"node); MemTotal unknown" : ret == -ENODATA ? "no MemTotal line" :
+			strerror(-ret));
 	if (derive_cpu && ni->ncpus > 0)
 		pn_nodeset_set(&t->with_cpu, ni->id);
 	if (derive_mem && ni->mem_total_bytes > 0)
@@ -527,8 +534,11 @@ int pn_topology_load(struct pn_topology *t)
 		return ret;
 	derive_cpu = !pn_exists(NODE_DIR "/has_cpu");
 	derive_mem = !pn_exists(NODE_DIR "/has_memory");
-	if (derive_cpu || derive_mem)
-		pn_warn("topology: %s%s lacks has_cpu/has_memory; derived from cpulist/MemTotal",
+	if (derive_cpu)
+		pn_warn("topology: %s%s/has_cpu is missing; derived from the nodes' cpulist",
+			pn_sysroot(), NODE_DIR);
+	if (derive_mem)
+		pn_warn("topology: %s%s/has_memory is missing; derived from the nodes' MemTotal",
 			pn_sysroot(), NODE_DIR);
 
 	h = load_hwloc();

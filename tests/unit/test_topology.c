@@ -534,6 +534,93 @@ static void test_fixture_qemu_sparse_0_2_5(void **state)
 	finish(&t);
 }
 
+/* Fixture helpers for the negative cases in tests/fixtures/malformed/. */
+static bool fixture_dir(const char *name, char *root, size_t rootlen)
+{
+	const char *base = getenv("PNBENCH_FIXTURES");
+	struct stat st;
+
+	snprintf(root, rootlen, "%s/%s", base ? base : "tests/fixtures", name);
+	if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
+		print_message("SKIP: fixture %s is absent\n", root);
+		return false;
+	}
+	return true;
+}
+
+static void test_fixture_no_numa(void **state)
+{
+	struct pn_topology t;
+	char root[PATH_MAX];
+
+	(void)state;
+	if (!fixture_dir("malformed/no-numa", root, sizeof(root)))
+		skip();
+	pn_sysroot_set(root);
+	assert_int_equal(pn_topology_load(&t), -ENOENT);
+	assert_null(t.nodes);
+	assert_null(t.hwloc_xml);
+	pn_sysroot_set(NULL);
+}
+
+/* node0/meminfo has a line naming node 1: MemTotal is unknown, not half-read. */
+static void test_fixture_bad_node_meminfo(void **state)
+{
+	struct pn_topology t;
+	char root[PATH_MAX];
+
+	(void)state;
+	if (!fixture_dir("malformed/bad-node-meminfo", root, sizeof(root)))
+		skip();
+	pn_sysroot_set(root);
+	assert_int_equal(pn_topology_load(&t), 0);
+	assert_int_equal(t.nnodes, 1);
+	assert_int_equal(t.nodes[0].id, 0);
+	assert_true(t.nodes[0].has_memory);
+	assert_int_equal(t.nodes[0].mem_total_bytes, 0);
+	finish(&t);
+}
+
+/* The sparse tree is the 3-node tree renamed (1 -> 2, 2 -> 5): same values,
+ * and the distance columns follow the online ids, not 0..n-1. */
+static void test_fixture_sparse_matches_3node(void **state)
+{
+	struct pn_topology a, b;
+	char root[PATH_MAX];
+	static const int map[3][2] = { { 0, 0 }, { 1, 2 }, { 2, 5 } };
+
+	(void)state;
+	if (!fixture_dir("qemu-3node-memonly", root, sizeof(root)))
+		skip();
+	pn_sysroot_set(root);
+	assert_int_equal(pn_topology_load(&a), 0);
+	if (!fixture_dir("qemu-sparse-0-2-5", root, sizeof(root))) {
+		finish(&a);
+		skip();
+	}
+	pn_sysroot_set(root);
+	assert_int_equal(pn_topology_load(&b), 0);
+	for (int i = 0; i < 3; i++) {
+		const struct pn_node_info *x = pn_topology_node(&a, map[i][0]);
+		const struct pn_node_info *y = pn_topology_node(&b, map[i][1]);
+
+		assert_non_null(x);
+		assert_non_null(y);
+		assert_int_equal(x->mem_total_bytes, y->mem_total_bytes);
+		assert_int_equal(x->has_cpu, y->has_cpu);
+		assert_int_equal(x->ncpus, y->ncpus);
+		for (int j = 0; j < 3; j++)
+			assert_int_equal(pn_topology_distance(&a, map[i][0], map[j][0]),
+					 pn_topology_distance(&b, map[i][1], map[j][1]));
+	}
+	/* The numbers the capture recorded (tests/fixtures/README.md). */
+	assert_int_equal(pn_topology_node(&b, 5)->mem_total_bytes, 515740ULL * 1024);
+	assert_int_equal(pn_topology_distance(&b, 2, 5), 20);
+	assert_int_equal(pn_topology_distance(&b, 5, 5), 10);
+	pn_topology_free(&a);
+	finish(&b);
+}
+
 static void test_live(void **state)
 {
 	struct pn_topology t;
@@ -569,6 +656,9 @@ int main(void)
 		cmocka_unit_test(test_fixture_laptop_1node),
 		cmocka_unit_test(test_fixture_qemu_3node_memonly),
 		cmocka_unit_test(test_fixture_qemu_sparse_0_2_5),
+		cmocka_unit_test(test_fixture_sparse_matches_3node),
+		cmocka_unit_test(test_fixture_no_numa),
+		cmocka_unit_test(test_fixture_bad_node_meminfo),
 	};
 
 	pn_log_level = PN_LOG_QUIET;
