@@ -430,6 +430,7 @@ static void slot_init(struct run *r, struct wl_slot *s, const struct pn_config_w
 	s->w.topo = &r->topo;
 	s->w.background = background;
 	s->w.stop = stop;
+	s->w.max_mem_share = r->c0->max_mem_share;
 	if (cw->ops->supported && cw->ops->supported(&r->env, s->why, sizeof(s->why))) {
 		s->skipped = true;
 		return;

@@ -74,6 +74,8 @@ struct pn_wl {
 	struct pn_wl_result result;
 	bool background;	/* runs beside the phase's foreground workloads */
 	volatile sig_atomic_t *stop;	/* set by the runner when a background workload must end */
+	double max_mem_share;	/* suite limit (config limits.max_mem_share): a workload never
+				 * takes more than this share of MemAvailable; 0 = none */
 	void *priv;		/* the workload's own state */
 };
 

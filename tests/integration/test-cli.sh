@@ -73,6 +73,17 @@ if [ $rc -eq 2 ] && grep -q "/nonexistent/x.json" "$T/nx.err"; then ok "missing 
 rc=$?
 if [ $rc -eq 2 ] && grep -q "999" "$T/p999.err"; then ok "a private node that does not exist: exit 2 naming it"; else notok "a private node that does not exist: exit 2 naming it" "rc=$rc" "$(cat "$T/p999.err")"; fi
 
+# ---- the suite's memory limit bounds every workload ----
+cat >"$T/guard.json" <<'EOF'
+{"name": "guard", "nodes": {"private": "auto"}, "limits": {"max_mem_share": 0.01},
+ "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "1T", "nodes": "all", "max_mem_share": 0.9}}]}]}
+EOF
+"$PN" run "$T/guard.json" -o "$T/guard" >/dev/null 2>"$T/guard.err"
+rc=$?
+if [ $rc -eq 3 ] && grep -q "1% of MemAvailable" "$T/guard.err"; then ok "limits.max_mem_share refuses a 1 TiB explicit allocation (exit 3, no OOM)"; else notok "limits.max_mem_share refuses a 1 TiB explicit allocation" "rc=$rc" "$(tail -n 2 "$T/guard.err")"; fi
+st=$(json "$T/guard/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["workloads"][0]["status"]' 2>/dev/null)
+if [ "$st" = failed ]; then ok "the refused workload is recorded as failed with its reason"; else notok "the refused workload is recorded as failed" "status=$st"; fi
+
 # ---- --exec: characterize a command ----
 "$PN" run --exec -o "$T/exec" -- sh -c 'head -c 8388608 /dev/zero > /dev/null' >"$T/exec.out" 2>"$T/exec.err"
 rc=$?
