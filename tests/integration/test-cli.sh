@@ -98,13 +98,13 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "verdict fails when general allocations land on a private-role node" "needs root for exact counters (stat_refresh)"
 else
 	f="$T/cache.bin"
-	"$PN" run --private 0 --exec -o "$T/leak" -- sh -c "head -c 67108864 /dev/urandom > $f; sync" >"$T/leak.out" 2>"$T/leak.err"
+	"$PN" run --private 0 --exec -o "$T/leak" -- sh -c "head -c 134217728 /dev/zero > $f; sync" >"$T/leak.out" 2>"$T/leak.err"
 	rc=$?
 	gen=$(json "$T/leak/run.json" 'd["verdict"]["nodes"]["0"]["general_pages_max"]' 2>/dev/null)
 	if [ $rc -eq 1 ] && [ "${gen:-0}" -ge 8192 ]; then
-		ok "verdict fails (exit 1) when 64 MiB of page cache lands on a private-role node ($gen general pages)"
+		ok "verdict fails (exit 1) when 128 MiB of page cache lands on a private-role node ($gen general pages)"
 	else
-		notok "verdict fails (exit 1) when 64 MiB of page cache lands on a private-role node" "rc=$rc general=$gen" "$(tail -n 3 "$T/leak.out")"
+		notok "verdict fails (exit 1) when 128 MiB of page cache lands on a private-role node" "rc=$rc general=$gen" "$(tail -n 3 "$T/leak.out")"
 	fi
 	fkind=$(json "$T/leak/run.json" 'max(n["general_pages"]["file"] for p in d["points"] for i in p["iterations"] for ph in i["phases"] for k,n in ph["nodes"].items() if k=="0")' 2>/dev/null)
 	if [ "${fkind:-0}" -ge 8192 ]; then ok "the leak is attributed to the file kind ($fkind pages)"; else notok "the leak is attributed to the file kind" "file=$fkind"; fi
