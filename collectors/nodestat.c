@@ -109,7 +109,7 @@ static int nodestat_open(struct pn_coll *c)
 	ns = pn_xcalloc(1, sizeof(*ns));
 	ns->nodes = pn_xcalloc((size_t)pn_nodeset_count(&nodes), sizeof(*ns->nodes));
 	c->priv = ns;
-	pn_nodeset_for_each(node, &nodes) {
+	pn_nodeset_for_each (node, &nodes) {
 		struct ns_node *nn = &ns->nodes[ns->nnodes++];
 
 		nn->node = node;

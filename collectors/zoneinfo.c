@@ -38,19 +38,19 @@ static const char *const zi_keys[] = {
 /* One parser callback in file order, as seen at open(). */
 struct zi_ent {
 	int node;
-	int col;		/* -1: not collected */
-	const char *zone;	/* into names */
-	const char *key;	/* into names */
+	int col;	  /* -1: not collected */
+	const char *zone; /* into names */
+	const char *key;  /* into names */
 };
 
 struct zoneinfo {
 	struct pn_file f;
-	struct pn_tlines tl;	/* fast path: line templates */
-	int *pcp_cols;		/* pcp_count columns, zeroed before each sample */
+	struct pn_tlines tl; /* fast path: line templates */
+	int *pcp_cols;	     /* pcp_count columns, zeroed before each sample */
 	size_t npcp;
 	size_t n, cap;
 	struct zi_ent *ent;
-	char **names;		/* owned strings (zones and keys), freed at close */
+	char **names; /* owned strings (zones and keys), freed at close */
 	size_t nnames;
 };
 
@@ -83,7 +83,7 @@ static const char *intern(struct zoneinfo *z, const char *s)
 
 static bool collected_key(const char *zone, const char *key)
 {
-	if (!strcmp(zone, "node"))	/* the per-node stats block: nodestat has it */
+	if (!strcmp(zone, "node")) /* the per-node stats block: nodestat has it */
 		return false;
 	for (size_t i = 0; i < PN_ARRAY_SIZE(zi_keys); i++)
 		if (!strcmp(key, zi_keys[i]))
@@ -328,7 +328,8 @@ static int zoneinfo_sample(struct pn_coll *c, int64_t *row)
 
 const struct pn_collector pn_collector_zoneinfo = {
 	.name = "zoneinfo",
-	.summary = "per node x zone free pages, watermarks, sizes and pcp pages from /proc/zoneinfo",
+	.summary =
+		"per node x zone free pages, watermarks, sizes and pcp pages from /proc/zoneinfo",
 	.opts = zoneinfo_opts,
 	.supported = zoneinfo_supported,
 	.open = zoneinfo_open,

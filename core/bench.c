@@ -48,9 +48,9 @@ static const char *const method_name[M_N] = {
 
 struct bench {
 	size_t nfiles;
-	char **paths;		/* full paths (sysroot applied) */
-	int *fds;		/* (b): kept open */
-	char *buf;		/* (b): read buffer */
+	char **paths; /* full paths (sysroot applied) */
+	int *fds;     /* (b): kept open */
+	char *buf;    /* (b): read buffer */
 	size_t bufsz;
 	struct pn_coll coll[3];
 	size_t ncoll;
@@ -64,7 +64,8 @@ static double cpu_us(void)
 	getrusage(RUSAGE_SELF, &s);
 	getrusage(RUSAGE_CHILDREN, &c);
 	return (double)(s.ru_utime.tv_sec + s.ru_stime.tv_sec + c.ru_utime.tv_sec +
-			c.ru_stime.tv_sec) * 1e6 +
+			c.ru_stime.tv_sec) *
+		       1e6 +
 	       (double)(s.ru_utime.tv_usec + s.ru_stime.tv_usec + c.ru_utime.tv_usec +
 			c.ru_stime.tv_usec);
 }
@@ -89,13 +90,14 @@ static int bench_setup(struct bench *b)
 	if (ret)
 		return ret;
 	add_file(b, "/proc/vmstat");
-	pn_nodeset_for_each(node, &nodes) {
+	pn_nodeset_for_each (node, &nodes) {
 		static const char *const f[] = { "numastat", "vmstat", "meminfo" };
 
 		for (size_t i = 0; i < PN_ARRAY_SIZE(f); i++) {
 			char rel[128];
 
-			snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/%s", node, f[i]);
+			snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/%s", node,
+				 f[i]);
 			add_file(b, rel);
 		}
 	}
@@ -216,7 +218,8 @@ static void usage(FILE *out)
 	      "Prints the median microseconds per sample and the ratios (a)/(pn) (goal >= 20)\n"
 	      "and (pn)/(b) (goal <= 1.3).  A benchmark, not a test: it never fails on time.\n\n"
 	      "  -n, --samples N       rounds (default 200)\n"
-	      "  -i, --interval-ms M   pause between rounds (default 10)\n", out);
+	      "  -i, --interval-ms M   pause between rounds (default 10)\n",
+	      out);
 }
 
 int pn_cmd_bench(int argc, char **argv)
@@ -250,21 +253,21 @@ int pn_cmd_bench(int argc, char **argv)
 		case 'n':
 			samples = strtol(optarg, &end, 10);
 			if (*end || end == optarg || samples < 1 || samples > 1000000)
-				return pn_error(PN_EXIT_USAGE, "--samples: \"%s\" is not a count "
-						"in 1..1000000", optarg);
+				return pn_error(PN_EXIT_USAGE,
+						"--samples: \"%s\" is not a count "
+						"in 1..1000000",
+						optarg);
 			break;
 		case 'i':
 			interval_ms = strtol(optarg, &end, 10);
 			if (*end || end == optarg || interval_ms < 0 || interval_ms > 60000)
-				return pn_error(PN_EXIT_USAGE, "--interval-ms: \"%s\" is not a number "
-						"of milliseconds in 0..60000", optarg);
+				return pn_error(PN_EXIT_USAGE,
+						"--interval-ms: \"%s\" is not a number "
+						"of milliseconds in 0..60000",
+						optarg);
 			break;
-		case 'h':
-			usage(stdout);
-			return PN_EXIT_PASS;
-		default:
-			usage(stderr);
-			return PN_EXIT_USAGE;
+		case 'h': usage(stdout); return PN_EXIT_PASS;
+		default: usage(stderr); return PN_EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {

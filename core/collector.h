@@ -25,14 +25,14 @@ struct pn_coll {
 	const struct pn_collector *ops;
 	struct pn_params params;
 	const struct pn_env *env;
-	struct pn_series series;	/* columns added in open(), rows by the core */
+	struct pn_series series; /* columns added in open(), rows by the core */
 	void *priv;
 };
 
 struct pn_collector {
 	const char *name;
 	const char *summary;
-	const struct pn_opt *opts;	/* terminated by {NULL} */
+	const struct pn_opt *opts; /* terminated by {NULL} */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);
 	/* Open files, add the columns (pn_series_add_col). */
 	int (*open)(struct pn_coll *c);

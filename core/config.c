@@ -30,28 +30,28 @@
 #define PN_CONFIG_MAX_BYTES	(1 << 20)
 #define PN_CONFIG_NAME_MAX	64
 #define PN_CONFIG_ITER_MAX	1000
-#define PN_COLL_INTERVAL_DEF_MS	200
-#define PN_COLL_INTERVAL_MIN_MS	1
-#define PN_COLL_INTERVAL_MAX_MS	3600000
+#define PN_COLL_INTERVAL_DEF_MS 200
+#define PN_COLL_INTERVAL_MIN_MS 1
+#define PN_COLL_INTERVAL_MAX_MS 3600000
 #define PN_MEM_SHARE_DEF	0.5
 #define PN_MEM_SHARE_MAX	0.9
-#define PN_MAX_EXACT		9007199254740992.0	/* 2^53: exact in a JSON number */
+#define PN_MAX_EXACT		9007199254740992.0 /* 2^53: exact in a JSON number */
 
 /* One matrix axis: an array value inside some params object. */
 struct axis {
-	const cJSON *arr;	/* in the raw tree */
-	char *jpath;		/* "$.phases[0].workloads[0].params.size" */
+	const cJSON *arr; /* in the raw tree */
+	char *jpath;	  /* "$.phases[0].workloads[0].params.size" */
 	int n;
 };
 
 /* A workload or collector entry as found in the raw tree. */
 struct raw_ent {
-	const void *ops;	/* struct pn_workload or pn_collector */
+	const void *ops; /* struct pn_workload or pn_collector */
 	const struct pn_opt *opts;
-	const cJSON *params;	/* raw, may be NULL */
-	char jpath[128];	/* of the entry: "$.phases[0].workloads[1]" */
-	uint64_t interval_ms;	/* collectors only */
-	size_t axis0, naxis;	/* its matrix axes: ps->axes[axis0 .. axis0 + naxis) */
+	const cJSON *params;  /* raw, may be NULL */
+	char jpath[128];      /* of the entry: "$.phases[0].workloads[1]" */
+	uint64_t interval_ms; /* collectors only */
+	size_t axis0, naxis;  /* its matrix axes: ps->axes[axis0 .. axis0 + naxis) */
 };
 
 struct raw_phase {
@@ -63,7 +63,7 @@ struct raw_phase {
 struct parser {
 	const char *file;
 	cJSON *root;
-	struct pn_config tmpl;	/* the fields every point shares */
+	struct pn_config tmpl; /* the fields every point shares */
 	size_t ncoll, nbg, nphases;
 	struct raw_ent *coll, *bg;
 	struct raw_phase *phases;
@@ -110,8 +110,8 @@ static const char *clean(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int perr(const struct parser *ps, const char *jpath, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int perr(const struct parser *ps, const char *jpath,
+						      const char *fmt, ...)
 {
 	char msg[1536];
 	va_list ap;
@@ -131,8 +131,8 @@ static int check_keys(const struct parser *ps, const cJSON *obj, const char *jpa
 
 	list[0] = '\0';
 	for (const char *const *a = allowed; *a; a++)
-		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
-					off ? ", " : "", *a);
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "",
+					*a);
 	for (const cJSON *it = obj->child; it; it = it->next) {
 		const char *const *a;
 
@@ -144,8 +144,8 @@ static int check_keys(const struct parser *ps, const cJSON *obj, const char *jpa
 					ps->file, jpath, clean(it->string, k, sizeof(k)), list);
 		for (const cJSON *jt = obj->child; jt != it; jt = jt->next)
 			if (!strcmp(jt->string, it->string))
-				return pn_error(-EINVAL, "%s: %s.%s: duplicate key",
-						ps->file, jpath, it->string);
+				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", ps->file,
+						jpath, it->string);
 	}
 	return 0;
 }
@@ -162,8 +162,8 @@ static int get_object(const struct parser *ps, const cJSON *v, const char *jpath
 	return 0;
 }
 
-static int get_int(const struct parser *ps, const cJSON *v, const char *jpath,
-		   int64_t min, int64_t max, int64_t *out)
+static int get_int(const struct parser *ps, const cJSON *v, const char *jpath, int64_t min,
+		   int64_t max, int64_t *out)
 {
 	double d;
 
@@ -173,8 +173,8 @@ static int get_int(const struct parser *ps, const cJSON *v, const char *jpath,
 	if (!isfinite(d) || d != floor(d))
 		return perr(ps, jpath, "%g is not an integer", d);
 	if (d < (double)min || d > (double)max)
-		return perr(ps, jpath, "%g is out of range [%lld, %lld]", d,
-			    (long long)min, (long long)max);
+		return perr(ps, jpath, "%g is out of range [%lld, %lld]", d, (long long)min,
+			    (long long)max);
 	*out = (int64_t)d;
 	return 0;
 }
@@ -191,17 +191,20 @@ static int get_name(const struct parser *ps, const cJSON *v, const char *jpath)
 	s = v->valuestring;
 	if (!*s || strlen(s) > PN_CONFIG_NAME_MAX ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s))
-		return perr(ps, jpath, "\"%s\" is not a valid name (1 to %d characters of [a-z0-9_-])",
+		return perr(ps, jpath,
+			    "\"%s\" is not a valid name (1 to %d characters of [a-z0-9_-])",
 			    clean(s, q, sizeof(q)), PN_CONFIG_NAME_MAX);
 	return 0;
 }
 
-static int get_duration(const struct parser *ps, const cJSON *v, const char *jpath,
-			uint64_t *ms)
+static int get_duration(const struct parser *ps, const cJSON *v, const char *jpath, uint64_t *ms)
 {
 	static const struct pn_opt opt = {
-		.name = "interval", .type = PN_OPT_DURATION, .def = NULL,
-		.min = PN_COLL_INTERVAL_MIN_MS, .max = PN_COLL_INTERVAL_MAX_MS,
+		.name = "interval",
+		.type = PN_OPT_DURATION,
+		.def = NULL,
+		.min = PN_COLL_INTERVAL_MIN_MS,
+		.max = PN_COLL_INTERVAL_MAX_MS,
 	};
 	cJSON *c;
 	int ret = pn_param_check(&opt, v, ps->file, jpath, &c);
@@ -229,7 +232,9 @@ static int parse_node_role(const struct parser *ps, const cJSON *v, const char *
 	}
 	if (cJSON_IsString(v)) {
 		if (pn_nodeset_parse(set, v->valuestring))
-			return perr(ps, jpath, "\"%s\" is not a node list (use \"auto\", a list such as \"0,2,5-7\" or [0, 2])",
+			return perr(ps, jpath,
+				    "\"%s\" is not a node list (use \"auto\", a list such as "
+				    "\"0,2,5-7\" or [0, 2])",
 				    clean(v->valuestring, q, sizeof(q)));
 		return 0;
 	}
@@ -242,7 +247,8 @@ static int parse_node_role(const struct parser *ps, const cJSON *v, const char *
 		return ret;
 	}
 	if (!cJSON_IsArray(v))
-		return perr(ps, jpath, "must be \"auto\", a node list string or an array of node ids, not %s",
+		return perr(ps, jpath,
+			    "must be \"auto\", a node list string or an array of node ids, not %s",
 			    type_name(v));
 	for (const cJSON *e = v->child; e; e = e->next, i++) {
 		char ep[160];
@@ -273,11 +279,11 @@ static int parse_nodes(struct parser *ps, const cJSON *v)
 		if (ret)
 			return ret;
 	}
-	ret = parse_node_role(ps, field(v, "private"), "$.nodes.private",
-			      &c->private_auto, &c->private_nodes);
+	ret = parse_node_role(ps, field(v, "private"), "$.nodes.private", &c->private_auto,
+			      &c->private_nodes);
 	if (!ret)
-		ret = parse_node_role(ps, field(v, "dram"), "$.nodes.dram",
-				      &c->dram_auto, &c->dram_nodes);
+		ret = parse_node_role(ps, field(v, "dram"), "$.nodes.dram", &c->dram_auto,
+				      &c->dram_nodes);
 	if (ret)
 		return ret;
 	pn_nodeset_and(&both, &c->private_nodes, &c->dram_nodes);
@@ -292,7 +298,7 @@ static int parse_nodes(struct parser *ps, const cJSON *v)
 /* ---- params with matrix arrays ---- */
 
 static const struct axis *find_axis(const struct parser *ps, const struct raw_ent *e,
-				   const cJSON *v)
+				    const cJSON *v)
 {
 	for (size_t i = e->axis0; i < e->axis0 + e->naxis; i++)
 		if (ps->axes[i].arr == v)
@@ -354,17 +360,21 @@ static int check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 		int i = 0;
 
 		if (!cJSON_IsArray(it) || !o)
-			continue;	/* unknown keys: reported by the resolve below */
+			continue; /* unknown keys: reported by the resolve below */
 		snprintf(vpath, sizeof(vpath), "%s.%s", jpath, o->name);
 		if (!it->child)
-			return perr(ps, vpath, "empty array (an array in params means one matrix point per element)");
+			return perr(ps, vpath,
+				    "empty array (an array in params means one matrix point per "
+				    "element)");
 		for (const cJSON *el = it->child; el; el = el->next, i++) {
 			char epath[288];
 			cJSON *c;
 
 			snprintf(epath, sizeof(epath), "%s[%d]", vpath, i);
 			if (cJSON_IsArray(el))
-				return perr(ps, epath, "nested array (an array in params already means one matrix point per element)");
+				return perr(ps, epath,
+					    "nested array (an array in params already means one "
+					    "matrix point per element)");
 			ret = pn_param_check(o, el, ps->file, epath, &c);
 			if (ret)
 				return ret;
@@ -372,7 +382,9 @@ static int check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 		}
 		ps->axes = pn_xrealloc(ps->axes, (ps->naxes + 1) * sizeof(*ps->axes));
 		ps->axes[ps->naxes++] = (struct axis){
-			.arr = it, .jpath = pn_strdup(vpath), .n = i,
+			.arr = it,
+			.jpath = pn_strdup(vpath),
+			.n = i,
 		};
 		e->naxis++;
 	}
@@ -440,14 +452,15 @@ static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	return check_params(ps, e, path);
 }
 
-static int parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath,
-			 struct raw_ent **out, size_t *n)
+static int parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath, struct raw_ent **out,
+			 size_t *n)
 {
 	size_t i = 0;
 	int ret;
 
 	if (!cJSON_IsArray(v))
-		return perr(ps, jpath, "must be an array of {\"workload\": ..., \"params\": {...}}, not %s",
+		return perr(ps, jpath,
+			    "must be an array of {\"workload\": ..., \"params\": {...}}, not %s",
 			    type_name(v));
 	/* An empty list is legal: a phase without workloads measures an idle
 	 * system (or the command of `pnbench run --exec`). */
@@ -469,7 +482,9 @@ static int parse_phases(struct parser *ps, const cJSON *v)
 	int ret;
 
 	if (!v)
-		return perr(ps, "$.phases", "required: a list of phases, e.g. [{\"name\": \"alloc\", \"workloads\": [...]}]");
+		return perr(ps, "$.phases",
+			    "required: a list of phases, e.g. [{\"name\": \"alloc\", "
+			    "\"workloads\": [...]}]");
 	if (!cJSON_IsArray(v))
 		return perr(ps, "$.phases", "must be an array, not %s", type_name(v));
 	ps->nphases = (size_t)cJSON_GetArraySize(v);
@@ -493,7 +508,8 @@ static int parse_phases(struct parser *ps, const cJSON *v)
 		ph->name = field(p, "name")->valuestring;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(ps->phases[j].name, ph->name))
-				return perr(ps, sub, "duplicate phase name \"%s\" (also $.phases[%zu])",
+				return perr(ps, sub,
+					    "duplicate phase name \"%s\" (also $.phases[%zu])",
 					    ph->name, j);
 		snprintf(sub, sizeof(sub), "%s.workloads", path);
 		if (!field(p, "workloads"))
@@ -526,7 +542,9 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 		snprintf(path, sizeof(path), "%s", e->jpath);
 	}
 	if (!cJSON_IsString(name))
-		return perr(ps, path, "must be a collector name or {\"name\": ..., \"interval\": ..., \"params\": {...}}, not %s",
+		return perr(ps, path,
+			    "must be a collector name or {\"name\": ..., \"interval\": ..., "
+			    "\"params\": {...}}, not %s",
 			    type_name(name));
 	c = pn_collector_find(name->valuestring);
 	if (!c) {
@@ -571,8 +589,8 @@ static int parse_collectors(struct parser *ps, const cJSON *v)
 	if (!en)
 		return 0;
 	if (!cJSON_IsArray(en))
-		return perr(ps, "$.collectors.enabled", "must be an array of collector names, not %s",
-			    type_name(en));
+		return perr(ps, "$.collectors.enabled",
+			    "must be an array of collector names, not %s", type_name(en));
 	ps->ncoll = (size_t)cJSON_GetArraySize(en);
 	ps->coll = pn_xcalloc(ps->ncoll ? ps->ncoll : 1, sizeof(*ps->coll));
 	for (const cJSON *e = en->child; e; e = e->next, i++) {
@@ -584,25 +602,30 @@ static int parse_collectors(struct parser *ps, const cJSON *v)
 			return ret;
 		for (size_t j = 0; j < i; j++)
 			if (ps->coll[j].ops == r->ops)
-				return perr(ps, r->jpath, "collector \"%s\" is enabled twice (also $.collectors.enabled[%zu])",
+				return perr(ps, r->jpath,
+					    "collector \"%s\" is enabled twice (also "
+					    "$.collectors.enabled[%zu])",
 					    ((const struct pn_collector *)r->ops)->name, j);
 	}
 	return 0;
 }
 
-static int get_threshold(const struct parser *ps, const cJSON *v, const char *jpath,
-			 int64_t *out)
+static int get_threshold(const struct parser *ps, const cJSON *v, const char *jpath, int64_t *out)
 {
 	double d;
 
 	if (!v)
 		return 0;
 	if (!cJSON_IsNumber(v))
-		return perr(ps, jpath, "must be an integer page count (>= 0, or -1 to report without a verdict), not %s",
+		return perr(ps, jpath,
+			    "must be an integer page count (>= 0, or -1 to report without a "
+			    "verdict), not %s",
 			    type_name(v));
 	d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d) || d < -1 || d > PN_MAX_EXACT)
-		return perr(ps, jpath, "%g is not a threshold: use a page count >= 0, or -1 to report without a verdict",
+		return perr(ps, jpath,
+			    "%g is not a threshold: use a page count >= 0, or -1 to report without "
+			    "a verdict",
 			    d);
 	*out = (int64_t)d;
 	return 0;
@@ -649,9 +672,10 @@ static int parse_limits(struct parser *ps, const cJSON *v)
 	if (!cJSON_IsNumber(s))
 		return perr(ps, "$.limits.max_mem_share", "must be a number, not %s", type_name(s));
 	if (!(s->valuedouble > 0 && s->valuedouble <= PN_MEM_SHARE_MAX))
-		return perr(ps, "$.limits.max_mem_share",
-			    "%g is out of range (0, %g]: the share of MemAvailable workloads may use",
-			    s->valuedouble, PN_MEM_SHARE_MAX);
+		return perr(
+			ps, "$.limits.max_mem_share",
+			"%g is out of range (0, %g]: the share of MemAvailable workloads may use",
+			s->valuedouble, PN_MEM_SHARE_MAX);
 	ps->tmpl.max_mem_share = s->valuedouble;
 	return 0;
 }
@@ -659,8 +683,8 @@ static int parse_limits(struct parser *ps, const cJSON *v)
 static int parse_top(struct parser *ps)
 {
 	static const char *const keys[] = {
-		"name", "description", "nodes", "iterations", "collectors", "phases",
-		"background", "thresholds", "limits", NULL,
+		"name",	  "description", "nodes",      "iterations", "collectors",
+		"phases", "background",	 "thresholds", "limits",     NULL,
 	};
 	const cJSON *r = ps->root, *v;
 	int64_t it = 1;
@@ -682,7 +706,8 @@ static int parse_top(struct parser *ps)
 	if (ret)
 		return ret;
 	if (field(r, "iterations")) {
-		ret = get_int(ps, field(r, "iterations"), "$.iterations", 1, PN_CONFIG_ITER_MAX, &it);
+		ret = get_int(ps, field(r, "iterations"), "$.iterations", 1, PN_CONFIG_ITER_MAX,
+			      &it);
 		if (ret)
 			return ret;
 	}
@@ -721,7 +746,9 @@ static int count_points(const struct parser *ps, size_t *n)
 	for (size_t i = 0; i < ps->naxes && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s has %d",
 					i ? ", " : "", ps->axes[i].jpath, ps->axes[i].n);
-	return perr(ps, "$", "the matrix expands to %.0f points, more than the limit of %d (PN_CONFIG_MAX_POINTS): %s; split the config",
+	return perr(ps, "$",
+		    "the matrix expands to %.0f points, more than the limit of %d "
+		    "(PN_CONFIG_MAX_POINTS): %s; split the config",
 		    total, PN_CONFIG_MAX_POINTS, list);
 }
 
@@ -776,10 +803,10 @@ static cJSON *resolved_json(const struct pn_config *c)
 	cJSON_AddStringToObject(r, "name", c->name);
 	cJSON_AddStringToObject(r, "description", c->description);
 	o = cJSON_AddObjectToObject(r, "nodes");
-	cJSON_AddStringToObject(o, "private", nodes_text(c->private_auto, &c->private_nodes,
-							 buf, sizeof(buf)));
-	cJSON_AddStringToObject(o, "dram", nodes_text(c->dram_auto, &c->dram_nodes,
-						      buf, sizeof(buf)));
+	cJSON_AddStringToObject(o, "private",
+				nodes_text(c->private_auto, &c->private_nodes, buf, sizeof(buf)));
+	cJSON_AddStringToObject(o, "dram",
+				nodes_text(c->dram_auto, &c->dram_nodes, buf, sizeof(buf)));
 	cJSON_AddNumberToObject(r, "iterations", c->iterations);
 	o = cJSON_AddObjectToObject(r, "collectors");
 	cJSON_AddNumberToObject(o, "interval", (double)c->interval_ms);
@@ -855,9 +882,9 @@ static int build_point(const struct parser *ps, const int *idx, struct pn_config
 	if (ps->naxes) {
 		c->matrix_point = cJSON_CreateObject();
 		for (size_t a = 0; a < ps->naxes; a++)
-			cJSON_AddItemToObject(c->matrix_point, ps->axes[a].jpath,
-					      cJSON_Duplicate(cJSON_GetArrayItem(ps->axes[a].arr,
-										 idx[a]), 1));
+			cJSON_AddItemToObject(
+				c->matrix_point, ps->axes[a].jpath,
+				cJSON_Duplicate(cJSON_GetArrayItem(ps->axes[a].arr, idx[a]), 1));
 	}
 	if (!c->resolved || (ps->naxes && !c->matrix_point))
 		return -ENOMEM;
@@ -882,7 +909,7 @@ static int expand(const struct parser *ps, struct pn_config_set *out)
 			idx[a] = (int)(rest % (size_t)ps->axes[a].n);
 			rest /= (size_t)ps->axes[a].n;
 		}
-		out->n = p + 1;	/* so that a failure frees what was built */
+		out->n = p + 1; /* so that a failure frees what was built */
 		ret = build_point(ps, idx, &out->points[p]);
 		if (ret)
 			break;
@@ -916,10 +943,11 @@ static int json_error(const char *file, const char *buf, size_t len, const char 
 	if (n)
 		return pn_error(-EINVAL, "%s:%u:%u: invalid JSON at line %u, column %u, near '%s'",
 				file, line, col, line, col, clean(raw, near, sizeof(near)));
-	return pn_error(-EINVAL, "%s:%u:%u: invalid JSON at line %u, column %u (%s)",
-			file, line, col, line, col,
-			off >= len ? "unexpected end of file" :
-			buf[off] == '\0' ? "a NUL byte" : "at the end of the line");
+	return pn_error(-EINVAL, "%s:%u:%u: invalid JSON at line %u, column %u (%s)", file, line,
+			col, line, col,
+			off >= len	   ? "unexpected end of file"
+			: buf[off] == '\0' ? "a NUL byte"
+					   : "at the end of the line");
 }
 
 static void parser_free(struct parser *ps)

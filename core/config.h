@@ -22,8 +22,8 @@ struct cJSON;
 
 struct pn_config_wl {
 	const struct pn_workload *ops;
-	struct cJSON *params;	/* canonical, every option present (see params.h) */
-	char *jpath;		/* "$.phases[0].workloads[1]" */
+	struct cJSON *params; /* canonical, every option present (see params.h) */
+	char *jpath;	      /* "$.phases[0].workloads[1]" */
 };
 
 struct pn_config_phase {
@@ -39,32 +39,34 @@ struct pn_config_coll {
 };
 
 struct pn_config {
-	char *file;			/* as given */
+	char *file; /* as given */
 	char *name;
 	char *description;
 	/* "nodes": {"private": "auto" | "1,2" | [1,2], "dram": "auto" | ...} */
 	bool private_auto;
 	struct pn_nodeset private_nodes;
-	bool dram_auto;			/* dram = memory nodes that are not private */
+	bool dram_auto; /* dram = memory nodes that are not private */
 	struct pn_nodeset dram_nodes;
-	int iterations;			/* >= 1 */
+	int iterations; /* >= 1 */
 	size_t nphases;
 	struct pn_config_phase *phases;
 	size_t nbackground;
-	struct pn_config_wl *background;	/* run during every phase */
+	struct pn_config_wl *background; /* run during every phase */
 	size_t ncoll;
 	struct pn_config_coll *coll;
-	uint64_t interval_ms;		/* default collector interval */
+	uint64_t interval_ms; /* default collector interval */
 	/* thresholds for the verdict: exceeded -> exit 1 */
-	int64_t max_general_pages;	/* per private node, default 0 */
-	int64_t max_misplaced_pages;	/* explicit pages not on the intended nodes, default -1 = report only */
-	double max_mem_share;		/* workloads may use at most this share of MemAvailable */
-	struct cJSON *resolved;		/* this matrix point as a canonical config object */
-	struct cJSON *matrix_point;	/* {"$.phases[0].workloads[0].params.policy": "bind", ...} or NULL */
+	int64_t max_general_pages;   /* per private node, default 0 */
+	int64_t max_misplaced_pages; /* explicit pages not on the intended nodes, default -1 =
+					report only */
+	double max_mem_share;	     /* workloads may use at most this share of MemAvailable */
+	struct cJSON *resolved;	     /* this matrix point as a canonical config object */
+	struct cJSON
+		*matrix_point; /* {"$.phases[0].workloads[0].params.policy": "bind", ...} or NULL */
 };
 
 struct pn_config_set {
-	size_t n;			/* matrix points, >= 1 */
+	size_t n; /* matrix points, >= 1 */
 	struct pn_config *points;
 };
 

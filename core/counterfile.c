@@ -253,8 +253,8 @@ err:
  * next line, or NULL if the line is malformed.  *klen == 0: an empty line.
  * Only as strict as needed to be safe: open() validated the layout.
  */
-static const char *cf_line(const struct pn_cfile *cf, const char *p, const char **k,
-			   size_t *klen, int64_t *v)
+static const char *cf_line(const struct pn_cfile *cf, const char *p, const char **k, size_t *klen,
+			   int64_t *v)
 {
 	const char *q = p;
 

@@ -21,8 +21,8 @@
 
 #include "pn.h"
 
-#define PN_PROCFS_KEY_MAX 64	/* longest key the parsers accept, with NUL */
-#define PN_PROCFS_ZONE_MAX 32	/* longest zone name, with NUL */
+#define PN_PROCFS_KEY_MAX  64 /* longest key the parsers accept, with NUL */
+#define PN_PROCFS_ZONE_MAX 32 /* longest zone name, with NUL */
 
 /* Parse [-]digits at p (see procfs.c for the number rules); returns the end
  * or NULL when p holds no number or it overflows. */
@@ -35,14 +35,14 @@ const char *pn_procfs_parse_num(const char *p, int64_t *val);
  * against the templates costs one memcmp and one number parse per line.
  */
 enum pn_tl_kind {
-	PN_TL_NUM,	/* prefix, blanks, number, optional " kB" (-> bytes), end */
-	PN_TL_ADD,	/* the same, the number is added to row[col] */
-	PN_TL_TEXT,	/* the whole line is fixed text */
+	PN_TL_NUM,  /* prefix, blanks, number, optional " kB" (-> bytes), end */
+	PN_TL_ADD,  /* the same, the number is added to row[col] */
+	PN_TL_TEXT, /* the whole line is fixed text */
 };
 
 struct pn_tl {
-	uint32_t off, len;	/* prefix (or whole line) in text */
-	int32_t col;		/* -1: parsed and dropped */
+	uint32_t off, len; /* prefix (or whole line) in text */
+	int32_t col;	   /* -1: parsed and dropped */
 	uint8_t kind;
 };
 
@@ -64,25 +64,25 @@ int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int6
 void pn_tlines_free(struct pn_tlines *t);
 
 enum pn_cfile_fmt {
-	PN_CFILE_KV,		/* "key value" */
-	PN_CFILE_NODE_MEMINFO,	/* "Node N Key:  value kB" (kB -> bytes) */
+	PN_CFILE_KV,	       /* "key value" */
+	PN_CFILE_NODE_MEMINFO, /* "Node N Key:  value kB" (kB -> bytes) */
 };
 
 struct pn_cfile_ent {
-	uint32_t key_off;	/* into keys */
+	uint32_t key_off; /* into keys */
 	uint32_t key_len;
-	int col;		/* column index, or -1: not collected */
+	int col; /* column index, or -1: not collected */
 };
 
 struct pn_cfile {
 	struct pn_file f;
 	enum pn_cfile_fmt fmt;
-	int node;		/* PN_CFILE_NODE_MEMINFO: the node the lines must name */
+	int node; /* PN_CFILE_NODE_MEMINFO: the node the lines must name */
 	size_t n;
-	struct pn_cfile_ent *ent;	/* in line order */
-	char *keys;		/* NUL-separated keys */
-	uint64_t *seen;		/* slow path scratch, one bit per entry */
-	struct pn_tlines tl;	/* fast path */
+	struct pn_cfile_ent *ent; /* in line order */
+	char *keys;		  /* NUL-separated keys */
+	uint64_t *seen;		  /* slow path scratch, one bit per entry */
+	struct pn_tlines tl;	  /* fast path */
 };
 
 /*

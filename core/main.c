@@ -34,13 +34,15 @@ static int cmd_help(int argc, char **argv);
 
 static void run_usage(FILE *f)
 {
-	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--iterations N] [--private LIST|auto]\n"
+	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--iterations N] [--private "
+	      "LIST|auto]\n"
 	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
 	      "directory: run.json (schema results/schema/run.schema.json), topology.xml and\n"
 	      "one CSV time series per collector.  With --exec, characterize CMD the way\n"
-	      "`perf stat -- CMD` does: collectors around it, where its pages landed, the verdict.\n"
+	      "`perf stat -- CMD` does: collectors around it, where its pages landed, the "
+	      "verdict.\n"
 	      "\n"
 	      "  -o, --output DIR     results directory (default results/runs/<name>-<utc time>)\n"
 	      "      --force          reuse a DIR that already holds a run.json\n"
@@ -54,7 +56,8 @@ static void run_usage(FILE *f)
 	      "\n"
 	      "Exit: 0 verdict passed, 1 verdict failed, 2 bad usage or config, 3 run failed,\n"
 	      "      4 every workload skipped here, 128+N interrupted by signal N (results kept,\n"
-	      "      marked incomplete).\n", f);
+	      "      marked incomplete).\n",
+	      f);
 }
 
 static int cmd_run(int argc, char **argv)
@@ -92,8 +95,8 @@ static int cmd_run(int argc, char **argv)
 			long v = strtol(optarg, &end, 10);
 
 			if (*end || v < 1 || v > 100000)
-				return pn_error(PN_EXIT_USAGE, "--iterations: \"%s\" is not a count >= 1",
-						optarg);
+				return pn_error(PN_EXIT_USAGE,
+						"--iterations: \"%s\" is not a count >= 1", optarg);
 			o.iterations_override = (int)v;
 			break;
 		}
@@ -109,8 +112,10 @@ static int cmd_run(int argc, char **argv)
 	if (optind < nopt)
 		o.config_path = argv[optind++];
 	if (optind < nopt)
-		return pn_error(PN_EXIT_USAGE, "run: unexpected argument \"%s\" (one CONFIG; the "
-				"command of --exec goes after --)", argv[optind]);
+		return pn_error(PN_EXIT_USAGE,
+				"run: unexpected argument \"%s\" (one CONFIG; the "
+				"command of --exec goes after --)",
+				argv[optind]);
 	if (exec) {
 		if (nopt + 1 >= argc)
 			return pn_error(PN_EXIT_USAGE, "run --exec: no command after `--`");
@@ -177,7 +182,8 @@ static int cmd_list(int argc, char **argv)
 		switch (c) {
 		case 'v': verbose = true; break;
 		case 'h':
-			puts("usage: pnbench list [-v]\n\nEvery workload and collector, and whether it "
+			puts("usage: pnbench list [-v]\n\nEvery workload and collector, and "
+			     "whether it "
 			     "can run here (with the reason when not).\n  -v  also list each one's "
 			     "options");
 			return 0;
@@ -225,9 +231,11 @@ static int cmd_list(int argc, char **argv)
 		char buf[256];
 
 		pn_nodeset_format(&roles.private_nodes, buf, sizeof(buf));
-		printf("(judged with private nodes = %s: %s)\n", topo.kernel_has_private ?
-		       "the kernel's has_private_memory" : "none: this kernel has no private nodes; "
-		       "name them with --private or nodes.private", buf[0] ? buf : "none");
+		printf("(judged with private nodes = %s: %s)\n",
+		       topo.kernel_has_private ? "the kernel's has_private_memory"
+					       : "none: this kernel has no private nodes; "
+						 "name them with --private or nodes.private",
+		       buf[0] ? buf : "none");
 		pn_topology_free(&topo);
 	}
 	return 0;
@@ -253,9 +261,12 @@ static int cmd_topology(int argc, char **argv)
 		case 'x': xml = true; break;
 		case 'j': json = true; break;
 		case 'h':
-			puts("usage: pnbench topology [-x | -j]\n\nNUMA nodes (sparse ids, CPU-less and "
-			     "memory-less nodes, private nodes), distances, memory tiers and HMAT.\n"
-			     "  -x  print the hwloc XML\n  -j  print the JSON that run.json records");
+			puts("usage: pnbench topology [-x | -j]\n\nNUMA nodes (sparse ids, "
+			     "CPU-less and "
+			     "memory-less nodes, private nodes), distances, memory tiers and "
+			     "HMAT.\n"
+			     "  -x  print the hwloc XML\n  -j  print the JSON that run.json "
+			     "records");
 			return 0;
 		default: return PN_EXIT_USAGE;
 		}
@@ -307,27 +318,32 @@ static int cmd_collect(int argc, char **argv)
 		switch (c) {
 		case 'i':
 			if (pn_parse_duration_ms(optarg, &interval_ms) || interval_ms == 0)
-				return pn_error(PN_EXIT_USAGE, "--interval: \"%s\" is not a duration "
-						"(e.g. 500ms, 1s)", optarg);
+				return pn_error(PN_EXIT_USAGE,
+						"--interval: \"%s\" is not a duration "
+						"(e.g. 500ms, 1s)",
+						optarg);
 			break;
 		case 'c': {
 			char *end;
 
 			count = strtol(optarg, &end, 10);
 			if (*end || count < 1)
-				return pn_error(PN_EXIT_USAGE, "--count: \"%s\" is not a count >= 1",
-						optarg);
+				return pn_error(PN_EXIT_USAGE,
+						"--count: \"%s\" is not a count >= 1", optarg);
 			break;
 		}
 		case 'N': nodestr = optarg; break;
 		case 'h':
 			puts("usage: pnbench collect [-i INTERVAL] [-c COUNT] [-N NODES]\n\n"
-			     "Per-node memory counters of the running system, like `vmstat 1` per node:\n"
-			     "each line is one node over one interval (pages, and numastat events/s).\n"
+			     "Per-node memory counters of the running system, like `vmstat 1` per "
+			     "node:\n"
+			     "each line is one node over one interval (pages, and numastat "
+			     "events/s).\n"
 			     "  -i, --interval D   sampling interval (default 1s)\n"
 			     "  -c, --count N      stop after N intervals (default: until ^C)\n"
 			     "  -N, --nodes LIST   nodes to show (default: every memory node)\n"
-			     "Full raw series of every collector go with `pnbench run --exec -- sleep N`.");
+			     "Full raw series of every collector go with `pnbench run --exec -- "
+			     "sleep N`.");
 			return 0;
 		default: return PN_EXIT_USAGE;
 		}
@@ -337,7 +353,8 @@ static int cmd_collect(int argc, char **argv)
 	if (nodestr) {
 		if (pn_nodeset_parse(&nodes, nodestr)) {
 			pn_topology_free(&topo);
-			return pn_error(PN_EXIT_USAGE, "--nodes: \"%s\" is not a node list", nodestr);
+			return pn_error(PN_EXIT_USAGE, "--nodes: \"%s\" is not a node list",
+					nodestr);
 		}
 	} else {
 		pn_nodeset_or(&nodes, &topo.with_memory, &topo.with_private_memory);
@@ -352,12 +369,13 @@ static int cmd_collect(int argc, char **argv)
 	{
 		int i = 0;
 
-		pn_nodeset_for_each(n, &nodes) {
+		pn_nodeset_for_each (n, &nodes) {
 			ret = pn_nodemem_read(n, &prev[i++]);
 			if (ret) {
 				free(prev);
 				free(cur);
-				return pn_error(PN_EXIT_USAGE, "node %d: cannot read its counters: %s", n,
+				return pn_error(PN_EXIT_USAGE,
+						"node %d: cannot read its counters: %s", n,
 						strerror(-ret));
 			}
 		}
@@ -374,14 +392,16 @@ static int cmd_collect(int argc, char **argv)
 		nanosleep(&ts, NULL);
 		if (pn_should_stop())
 			break;
-		pn_nodeset_for_each(n, &nodes) {
+		pn_nodeset_for_each (n, &nodes) {
 			struct pn_nodemem *a = &prev[i], *b = &cur[i];
 
 			if (pn_nodemem_read(n, b) == 0) {
-				printf("%-5d %10lld %10lld %10lld %10lld %10lld %10lld %10lld %9.0f %9.0f "
-				       "%9.0f\n", n, (long long)(b->used / page),
-				       (long long)(b->free / page), (long long)(b->anon / page),
-				       (long long)(b->file / page), (long long)(b->slab / page),
+				printf("%-5d %10lld %10lld %10lld %10lld %10lld %10lld %10lld "
+				       "%9.0f %9.0f "
+				       "%9.0f\n",
+				       n, (long long)(b->used / page), (long long)(b->free / page),
+				       (long long)(b->anon / page), (long long)(b->file / page),
+				       (long long)(b->slab / page),
 				       (long long)(b->kernel_stack / page),
 				       (long long)((b->page_tables + b->sec_page_tables) / page),
 				       (double)(b->numa_hit - a->numa_hit) / sec,

@@ -27,7 +27,7 @@
 #include "workload.h"
 
 /* Integers and byte counts travel as JSON (double) numbers: keep them exact. */
-#define PN_PARAM_MAX_EXACT 9007199254740992.0	/* 2^53 */
+#define PN_PARAM_MAX_EXACT 9007199254740992.0 /* 2^53 */
 
 static const char *type_name(const cJSON *v)
 {
@@ -102,11 +102,11 @@ static int range_error(const struct pn_opt *o, const char *file, const char *vpa
 		return pn_error(-EINVAL, "%s: %s: %.0f bytes is out of range [%.0f, %.0f] bytes",
 				file, vpath, v, o->min, o->max);
 	case PN_OPT_DURATION:
-		return pn_error(-EINVAL, "%s: %s: %.0f ms is out of range [%.0f, %.0f] ms",
-				file, vpath, v, o->min, o->max);
+		return pn_error(-EINVAL, "%s: %s: %.0f ms is out of range [%.0f, %.0f] ms", file,
+				vpath, v, o->min, o->max);
 	default:
-		return pn_error(-EINVAL, "%s: %s: %g is out of range [%g, %g]",
-				file, vpath, v, o->min, o->max);
+		return pn_error(-EINVAL, "%s: %s: %g is out of range [%g, %g]", file, vpath, v,
+				o->min, o->max);
 	}
 }
 
@@ -117,8 +117,8 @@ static int check_range(const struct pn_opt *o, const char *file, const char *vpa
 	return 0;
 }
 
-static int check_size(const struct pn_opt *o, const cJSON *v, const char *file,
-		      const char *vpath, double *bytes)
+static int check_size(const struct pn_opt *o, const cJSON *v, const char *file, const char *vpath,
+		      double *bytes)
 {
 	char q[96];
 	uint64_t b;
@@ -127,20 +127,25 @@ static int check_size(const struct pn_opt *o, const cJSON *v, const char *file,
 		double d = v->valuedouble;
 
 		if (!isfinite(d) || d < 0 || d != floor(d) || d > PN_PARAM_MAX_EXACT)
-			return pn_error(-EINVAL, "%s: %s: %g is not a size (a number is a whole count of bytes)",
-					file, vpath, d);
+			return pn_error(
+				-EINVAL,
+				"%s: %s: %g is not a size (a number is a whole count of bytes)",
+				file, vpath, d);
 		*bytes = d;
 	} else if (cJSON_IsString(v)) {
 		if (pn_parse_size(v->valuestring, &b))
-			return pn_error(-EINVAL, "%s: %s: %s is not a size (examples: 4096, 64K, 2M, 1G)",
+			return pn_error(-EINVAL,
+					"%s: %s: %s is not a size (examples: 4096, 64K, 2M, 1G)",
 					file, vpath, quote(v->valuestring, q, sizeof(q)));
 		if ((double)b > PN_PARAM_MAX_EXACT)
-			return pn_error(-EINVAL, "%s: %s: %s is too large (at most 8P)",
-					file, vpath, quote(v->valuestring, q, sizeof(q)));
+			return pn_error(-EINVAL, "%s: %s: %s is too large (at most 8P)", file,
+					vpath, quote(v->valuestring, q, sizeof(q)));
 		*bytes = (double)b;
 	} else {
-		return pn_error(-EINVAL, "%s: %s: must be a size such as \"64M\" or a number of bytes, not %s",
-				file, vpath, type_name(v));
+		return pn_error(
+			-EINVAL,
+			"%s: %s: must be a size such as \"64M\" or a number of bytes, not %s", file,
+			vpath, type_name(v));
 	}
 	return check_range(o, file, vpath, *bytes);
 }
@@ -155,16 +160,22 @@ static int check_duration(const struct pn_opt *o, const cJSON *v, const char *fi
 		double d = v->valuedouble;
 
 		if (!isfinite(d) || d < 0 || d > 1e15)
-			return pn_error(-EINVAL, "%s: %s: %g is not a duration (a number is milliseconds, >= 0)",
-					file, vpath, d);
+			return pn_error(
+				-EINVAL,
+				"%s: %s: %g is not a duration (a number is milliseconds, >= 0)",
+				file, vpath, d);
 		*ms = (double)llround(d);
 	} else if (cJSON_IsString(v)) {
 		if (pn_parse_duration_ms(v->valuestring, &m))
-			return pn_error(-EINVAL, "%s: %s: %s is not a duration (examples: 500ms, 2s, 1m; a bare number is milliseconds)",
+			return pn_error(-EINVAL,
+					"%s: %s: %s is not a duration (examples: 500ms, 2s, 1m; a "
+					"bare number is milliseconds)",
 					file, vpath, quote(v->valuestring, q, sizeof(q)));
 		*ms = (double)m;
 	} else {
-		return pn_error(-EINVAL, "%s: %s: must be a duration such as \"500ms\" or a number of milliseconds, not %s",
+		return pn_error(-EINVAL,
+				"%s: %s: must be a duration such as \"500ms\" or a number of "
+				"milliseconds, not %s",
 				file, vpath, type_name(v));
 	}
 	return check_range(o, file, vpath, *ms);
@@ -189,10 +200,10 @@ static int check_enum(const struct pn_opt *o, const cJSON *v, const char *file, 
 		off += (size_t)w;
 	}
 	if (!cJSON_IsString(v))
-		return pn_error(-EINVAL, "%s: %s: must be one of %s (a string), not %s",
-				file, vpath, list, type_name(v));
-	return pn_error(-EINVAL, "%s: %s: %s is not one of: %s",
-			file, vpath, quote(v->valuestring, q, sizeof(q)), list);
+		return pn_error(-EINVAL, "%s: %s: must be one of %s (a string), not %s", file,
+				vpath, list, type_name(v));
+	return pn_error(-EINVAL, "%s: %s: %s is not one of: %s", file, vpath,
+			quote(v->valuestring, q, sizeof(q)), list);
 }
 
 static int check_nodes(const cJSON *v, const char *file, const char *vpath, cJSON **out)
@@ -202,13 +213,21 @@ static int check_nodes(const cJSON *v, const char *file, const char *vpath, cJSO
 	const char *str;
 
 	if (cJSON_IsArray(v))
-		return pn_error(-EINVAL, "%s: %s: a JSON array in params means one matrix point per element, not a node list: write the list as a string such as \"0,2,5-7\"",
-				file, vpath);
+		return pn_error(
+			-EINVAL,
+			"%s: %s: a JSON array in params means one matrix point per element, not a "
+			"node list: write the list as a string such as \"0,2,5-7\"",
+			file, vpath);
 	if (cJSON_IsNumber(v))
-		return pn_error(-EINVAL, "%s: %s: node lists are strings: write \"%g\" (a JSON array in params means one matrix point per element, so [1,2] is not a node list either; use \"1,2\")",
+		return pn_error(-EINVAL,
+				"%s: %s: node lists are strings: write \"%g\" (a JSON array in "
+				"params means one matrix point per element, so [1,2] is not a node "
+				"list either; use \"1,2\")",
 				file, vpath, v->valuedouble);
 	if (!cJSON_IsString(v))
-		return pn_error(-EINVAL, "%s: %s: must be \"private\", \"dram\", \"all\" or a node list such as \"0,2,5-7\", not %s",
+		return pn_error(-EINVAL,
+				"%s: %s: must be \"private\", \"dram\", \"all\" or a node list "
+				"such as \"0,2,5-7\", not %s",
 				file, vpath, type_name(v));
 	str = v->valuestring;
 	if (!strcmp(str, "private") || !strcmp(str, "dram") || !strcmp(str, "all")) {
@@ -216,7 +235,9 @@ static int check_nodes(const cJSON *v, const char *file, const char *vpath, cJSO
 		return 0;
 	}
 	if (pn_nodeset_parse(&s, str) || pn_nodeset_empty(&s))
-		return pn_error(-EINVAL, "%s: %s: %s is not a node list (use \"private\", \"dram\", \"all\" or node ids such as \"0,2,5-7\", each < %d)",
+		return pn_error(-EINVAL,
+				"%s: %s: %s is not a node list (use \"private\", \"dram\", \"all\" "
+				"or node ids such as \"0,2,5-7\", each < %d)",
 				file, vpath, quote(str, q, sizeof(q)), PN_MAX_NODES);
 	if (pn_nodeset_format(&s, buf, sizeof(buf)))
 		return pn_error(-EINVAL, "%s: %s: node list too long", file, vpath);
@@ -237,15 +258,14 @@ static cJSON *default_value(const struct pn_opt *o)
 			return cJSON_CreateBool(1);
 		if (!strcmp(o->def, "false") || !strcmp(o->def, "0"))
 			return cJSON_CreateBool(0);
-		return cJSON_CreateString(o->def);	/* rejected by the check */
+		return cJSON_CreateString(o->def); /* rejected by the check */
 	case PN_OPT_INT:
 	case PN_OPT_DOUBLE:
 		d = strtod(o->def, &end);
 		if (end == o->def || *end)
 			return cJSON_CreateString(o->def);
 		return cJSON_CreateNumber(d);
-	default:
-		return cJSON_CreateString(o->def);
+	default: return cJSON_CreateString(o->def);
 	}
 }
 
@@ -261,8 +281,8 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	if (!v) {
 		if (!o->def)
 			return pn_error(-EINVAL, "%s: %s: required option is missing (%s%s%s)",
-					file, vpath, opt_type_name(o->type),
-					o->help ? ": " : "", o->help ? o->help : "");
+					file, vpath, opt_type_name(o->type), o->help ? ": " : "",
+					o->help ? o->help : "");
 		def = default_value(o);
 		if (!def)
 			return -ENOMEM;
@@ -271,16 +291,16 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	switch (o->type) {
 	case PN_OPT_BOOL:
 		if (!cJSON_IsBool(v)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be true or false, not %s",
-				       file, vpath, type_name(v));
+			ret = pn_error(-EINVAL, "%s: %s: must be true or false, not %s", file,
+				       vpath, type_name(v));
 			break;
 		}
 		*out = cJSON_CreateBool(cJSON_IsTrue(v));
 		break;
 	case PN_OPT_INT:
 		if (!cJSON_IsNumber(v)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be an integer, not %s",
-				       file, vpath, type_name(v));
+			ret = pn_error(-EINVAL, "%s: %s: must be an integer, not %s", file, vpath,
+				       type_name(v));
 			break;
 		}
 		d = v->valuedouble;
@@ -294,8 +314,8 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 		break;
 	case PN_OPT_DOUBLE:
 		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be a number, not %s",
-				       file, vpath, type_name(v));
+			ret = pn_error(-EINVAL, "%s: %s: must be a number, not %s", file, vpath,
+				       type_name(v));
 			break;
 		}
 		ret = check_range(o, file, vpath, v->valuedouble);
@@ -314,8 +334,8 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 		break;
 	case PN_OPT_STRING:
 		if (!cJSON_IsString(v)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be a string, not %s",
-				       file, vpath, type_name(v));
+			ret = pn_error(-EINVAL, "%s: %s: must be a string, not %s", file, vpath,
+				       type_name(v));
 			break;
 		}
 		*out = cJSON_CreateString(v->valuestring);
@@ -325,18 +345,17 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 		if (!ret)
 			*out = cJSON_CreateString(v->valuestring);
 		break;
-	case PN_OPT_NODES:
-		ret = check_nodes(v, file, vpath, out);
-		break;
+	case PN_OPT_NODES: ret = check_nodes(v, file, vpath, out); break;
 	default:
-		ret = pn_error(-EINVAL, "%s: %s: option table has an unknown type %d",
-			       file, vpath, (int)o->type);
+		ret = pn_error(-EINVAL, "%s: %s: option table has an unknown type %d", file, vpath,
+			       (int)o->type);
 		break;
 	}
 	if (!ret && !*out)
 		ret = -ENOMEM;
 	if (ret && def)
-		pn_warn("%s: %s: the default \"%s\" in the option table is invalid", file, vpath, o->def);
+		pn_warn("%s: %s: the default \"%s\" in the option table is invalid", file, vpath,
+			o->def);
 	cJSON_Delete(def);
 	return ret;
 }
@@ -381,7 +400,7 @@ static int unknown_option(const struct pn_opt *opts, const char *key, const char
 {
 	char list[1024], hint[128] = "", q[96];
 	const char *best = NULL;
-	size_t off = 0, bestd = 3;	/* suggest only near misses */
+	size_t off = 0, bestd = 3; /* suggest only near misses */
 
 	list[0] = '\0';
 	for (const struct pn_opt *o = opts; o && o->name; o++) {
@@ -397,13 +416,12 @@ static int unknown_option(const struct pn_opt *opts, const char *key, const char
 	}
 	if (best)
 		snprintf(hint, sizeof(hint), "did you mean \"%s\"? ", best);
-	return pn_error(-EINVAL, "%s: %s.%s: unknown option %s; %svalid options: %s",
-			file, jpath, key, quote(key, q, sizeof(q)), hint,
-			off ? list : "(none)");
+	return pn_error(-EINVAL, "%s: %s.%s: unknown option %s; %svalid options: %s", file, jpath,
+			key, quote(key, q, sizeof(q)), hint, off ? list : "(none)");
 }
 
-int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
-		      const char *file, const char *jpath, struct cJSON **out)
+int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const char *file,
+		      const char *jpath, struct cJSON **out)
 {
 	const cJSON *it;
 	cJSON *res;
@@ -411,8 +429,8 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
 
 	*out = NULL;
 	if (in && !cJSON_IsObject(in))
-		return pn_error(-EINVAL, "%s: %s: params must be an object, not %s",
-				file, jpath, type_name(in));
+		return pn_error(-EINVAL, "%s: %s: params must be an object, not %s", file, jpath,
+				type_name(in));
 	for (it = in ? in->child : NULL; it; it = it->next) {
 		if (!it->string)
 			return pn_error(-EINVAL, "%s: %s: malformed object", file, jpath);
@@ -421,8 +439,8 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
 		/* cJSON keeps duplicate keys; only the first would count. */
 		for (const cJSON *jt = in->child; jt != it; jt = jt->next)
 			if (!strcmp(jt->string, it->string))
-				return pn_error(-EINVAL, "%s: %s.%s: duplicate key",
-						file, jpath, it->string);
+				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", file, jpath,
+						it->string);
 	}
 	res = cJSON_CreateObject();
 	if (!res)
@@ -505,8 +523,8 @@ const char *pn_param_str(const struct pn_params *p, const char *name)
 	return s ? s : "";
 }
 
-int pn_param_nodes(const struct pn_params *p, const char *name,
-		   const struct pn_roles *roles, struct pn_nodeset *out)
+int pn_param_nodes(const struct pn_params *p, const char *name, const struct pn_roles *roles,
+		   struct pn_nodeset *out)
 {
 	const char *s = cJSON_GetStringValue(get(p, name, PN_OPT_NODES));
 

@@ -21,41 +21,41 @@ struct pn_roles;
 
 enum pn_opt_type {
 	PN_OPT_BOOL,
-	PN_OPT_INT,		/* integer, range-checked with min/max */
+	PN_OPT_INT, /* integer, range-checked with min/max */
 	PN_OPT_DOUBLE,
-	PN_OPT_SIZE,		/* "64M" or a number of bytes -> bytes */
-	PN_OPT_DURATION,	/* "500ms", "2s" or a number of ms -> ms */
+	PN_OPT_SIZE,	 /* "64M" or a number of bytes -> bytes */
+	PN_OPT_DURATION, /* "500ms", "2s" or a number of ms -> ms */
 	PN_OPT_STRING,
-	PN_OPT_ENUM,		/* one of choices[] */
-	PN_OPT_NODES,		/* "private", "dram", "all", or a node list "0,2,5-7" */
+	PN_OPT_ENUM,  /* one of choices[] */
+	PN_OPT_NODES, /* "private", "dram", "all", or a node list "0,2,5-7" */
 };
 
 struct pn_opt {
 	const char *name;
 	enum pn_opt_type type;
-	const char *def;	/* default as text; NULL = required */
+	const char *def; /* default as text; NULL = required */
 	const char *help;
-	const char *const *choices;	/* PN_OPT_ENUM: NULL-terminated */
-	double min, max;	/* numeric range; min == max == 0: unchecked */
+	const char *const *choices; /* PN_OPT_ENUM: NULL-terminated */
+	double min, max;	    /* numeric range; min == max == 0: unchecked */
 };
 
 /* Resolved values: a cJSON object holding every option of the table in
  * canonical form (bool, number, or string).  Owned by the run model. */
 struct pn_params {
-	const struct pn_opt *opts;	/* terminated by an entry with name NULL */
+	const struct pn_opt *opts; /* terminated by an entry with name NULL */
 	const struct cJSON *obj;
 };
 
 bool pn_param_bool(const struct pn_params *p, const char *name);
 int64_t pn_param_int(const struct pn_params *p, const char *name);
 double pn_param_double(const struct pn_params *p, const char *name);
-uint64_t pn_param_size(const struct pn_params *p, const char *name);	/* bytes */
+uint64_t pn_param_size(const struct pn_params *p, const char *name); /* bytes */
 uint64_t pn_param_duration_ms(const struct pn_params *p, const char *name);
-const char *pn_param_str(const struct pn_params *p, const char *name);	/* STRING/ENUM/NODES */
+const char *pn_param_str(const struct pn_params *p, const char *name); /* STRING/ENUM/NODES */
 /* Resolve a PN_OPT_NODES value against the run's roles: "private", "dram",
  * "all" (private + dram) or an explicit list.  -EINVAL if empty. */
-int pn_param_nodes(const struct pn_params *p, const char *name,
-		   const struct pn_roles *roles, struct pn_nodeset *out);
+int pn_param_nodes(const struct pn_params *p, const char *name, const struct pn_roles *roles,
+		   struct pn_nodeset *out);
 
 /*
  * Validate a config's params object (may be NULL = all defaults) against
@@ -64,8 +64,8 @@ int pn_param_nodes(const struct pn_params *p, const char *name,
  * "configs/smoke.json" and "$.phases[0].workloads[1].params".
  * Errors: -EINVAL with a message "FILE: JPATH.NAME: ..." already printed.
  */
-int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
-		      const char *file, const char *jpath, struct cJSON **out);
+int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const char *file,
+		      const char *jpath, struct cJSON **out);
 
 /*
  * Validate one value of option opt (in NULL = the table's default; -EINVAL if
@@ -73,7 +73,7 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in,
  * vpath is the value's own JSON path, so config.c can name one element of a
  * matrix array: "$.phases[0].workloads[0].params.size[2]".
  */
-int pn_param_check(const struct pn_opt *opt, const struct cJSON *in,
-		   const char *file, const char *vpath, struct cJSON **out);
+int pn_param_check(const struct pn_opt *opt, const struct cJSON *in, const char *file,
+		   const char *vpath, struct cJSON **out);
 
 #endif /* PN_PARAMS_H */

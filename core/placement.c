@@ -76,7 +76,7 @@ int pn_mem_guard(uint64_t bytes, double share, const char *what)
 
 	if (!(share > 0.0 && share <= 1.0))
 		return pn_error(-EINVAL, "%s: memory share %g is outside (0, 1]", what, share);
-	ret = pn_mem_available(&avail);	/* prints why it failed */
+	ret = pn_mem_available(&avail); /* prints why it failed */
 	if (ret)
 		return pn_error(ret, "%s: cannot check the size against MemAvailable", what);
 	limit = (uint64_t)((double)avail * share);
@@ -85,6 +85,6 @@ int pn_mem_guard(uint64_t bytes, double share, const char *what)
 	pn_format_size(bytes, b, sizeof(b));
 	pn_format_size(avail, a, sizeof(a));
 	pn_format_size(limit, l, sizeof(l));
-	return pn_error(-ENOMEM, "%s: %s is more than %.0f%% of MemAvailable (%s): limit %s",
-			what, b, share * 100.0, a, l);
+	return pn_error(-ENOMEM, "%s: %s is more than %.0f%% of MemAvailable (%s): limit %s", what,
+			b, share * 100.0, a, l);
 }

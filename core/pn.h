@@ -17,11 +17,11 @@
 #include <sys/types.h>
 
 /* Exit codes: documented in README.md, never change their meaning. */
-#define PN_EXIT_PASS	0	/* run complete, verdict passed */
-#define PN_EXIT_VERDICT	1	/* run complete, verdict failed (leak found) */
-#define PN_EXIT_USAGE	2	/* bad command line or config */
-#define PN_EXIT_ERROR	3	/* run failed (I/O, kernel refused, ...) */
-#define PN_EXIT_SKIP	4	/* nothing could run here; reasons printed */
+#define PN_EXIT_PASS	0 /* run complete, verdict passed */
+#define PN_EXIT_VERDICT 1 /* run complete, verdict failed (leak found) */
+#define PN_EXIT_USAGE	2 /* bad command line or config */
+#define PN_EXIT_ERROR	3 /* run failed (I/O, kernel refused, ...) */
+#define PN_EXIT_SKIP	4 /* nothing could run here; reasons printed */
 
 #define PN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -36,7 +36,10 @@ __attribute__((format(printf, 1, 2))) void pn_debug(const char *fmt, ...);
 
 /* ---- stop requests (SIGINT/SIGTERM); long loops poll pn_should_stop() ---- */
 extern volatile sig_atomic_t pn_stop_signal;
-static inline bool pn_should_stop(void) { return pn_stop_signal != 0; }
+static inline bool pn_should_stop(void)
+{
+	return pn_stop_signal != 0;
+}
 int pn_install_stop_handlers(void);
 
 /* ---- the /proc and /sys root prefix ----
@@ -66,7 +69,7 @@ struct pn_file {
 	char *buf;
 	size_t len;
 	size_t cap;
-	char *path;	/* full path, for messages */
+	char *path; /* full path, for messages */
 };
 int pn_file_open(struct pn_file *f, const char *rel);
 int pn_file_read(struct pn_file *f);
@@ -85,11 +88,12 @@ int pn_nodeset_count(const struct pn_nodeset *s);
 bool pn_nodeset_empty(const struct pn_nodeset *s);
 /* Next member after prev (use -1 to start); -1 at the end. */
 int pn_nodeset_next(const struct pn_nodeset *s, int prev);
-#define pn_nodeset_for_each(n, s) \
+#define pn_nodeset_for_each(n, s)                                                                  \
 	for ((n) = pn_nodeset_next((s), -1); (n) >= 0; (n) = pn_nodeset_next((s), (n)))
 void pn_nodeset_and(struct pn_nodeset *d, const struct pn_nodeset *a, const struct pn_nodeset *b);
 void pn_nodeset_or(struct pn_nodeset *d, const struct pn_nodeset *a, const struct pn_nodeset *b);
-void pn_nodeset_andnot(struct pn_nodeset *d, const struct pn_nodeset *a, const struct pn_nodeset *b);
+void pn_nodeset_andnot(struct pn_nodeset *d, const struct pn_nodeset *a,
+		       const struct pn_nodeset *b);
 bool pn_nodeset_equal(const struct pn_nodeset *a, const struct pn_nodeset *b);
 /* Kernel list format: "0,2,5-7", "" or "\n" = empty.  -EINVAL on junk or ids >= PN_MAX_NODES. */
 int pn_nodeset_parse(struct pn_nodeset *s, const char *str);
@@ -104,15 +108,15 @@ int pn_parse_duration_ms(const char *s, uint64_t *ms);
 void pn_format_size(uint64_t bytes, char *buf, size_t len);
 
 /* ---- time ---- */
-uint64_t pn_now_ns(void);		/* CLOCK_MONOTONIC */
-void pn_utc_iso8601(char *buf, size_t len);	/* current UTC time, "2026-12-03T07:33:30Z" */
+uint64_t pn_now_ns(void);		    /* CLOCK_MONOTONIC */
+void pn_utc_iso8601(char *buf, size_t len); /* current UTC time, "2026-12-03T07:33:30Z" */
 
 /* ---- statistics (these sort v in place) ---- */
-double pn_percentile(double *v, size_t n, double p);	/* p in [0,100], linear interpolation */
+double pn_percentile(double *v, size_t n, double p); /* p in [0,100], linear interpolation */
 double pn_median(double *v, size_t n);
 
 /* ---- misc ---- */
-char *pn_strdup(const char *s);	/* aborts on ENOMEM: allocation failure is fatal */
+char *pn_strdup(const char *s); /* aborts on ENOMEM: allocation failure is fatal */
 void *pn_xmalloc(size_t n);
 void *pn_xcalloc(size_t n, size_t m);
 void *pn_xrealloc(void *p, size_t n);

@@ -39,7 +39,7 @@ static inline bool is_blank(char c)
  * ("Active(anon)"); a table because the parsers sit in the sampling path. */
 static const bool key_char[256] = {
 	['0' ... '9'] = true, ['A' ... 'Z'] = true, ['a' ... 'z'] = true,
-	['_'] = true, ['('] = true, [')'] = true,
+	['_'] = true,	      ['('] = true,	    [')'] = true,
 };
 
 static inline bool is_key_char(char c)
@@ -87,7 +87,7 @@ const char *pn_procfs_parse_num(const char *p, int64_t *val)
 			return NULL;
 		*val = v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v;
 	} else {
-		*val = (int64_t)v;	/* two's complement above INT64_MAX: see top */
+		*val = (int64_t)v; /* two's complement above INT64_MAX: see top */
 	}
 	return p;
 }
@@ -152,7 +152,7 @@ int pn_parse_kv(const char *buf, pn_kv_cb cb, void *arg)
 
 		lineno++;
 		k = skip_blanks(p);
-		if (k == e) {	/* empty line */
+		if (k == e) { /* empty line */
 			p = *e ? e + 1 : e;
 			continue;
 		}
@@ -356,11 +356,10 @@ static int zi_line(struct zi *z, const char *k, const char *e)
 			return q && q <= e && rest_is_blank(q, e) ? 0 : -EINVAL;
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 	if (z->state == ZI_NONE)
-		return -EINVAL;	/* a line outside any "Node N, zone Z" block */
+		return -EINVAL; /* a line outside any "Node N, zone Z" block */
 
 	/* Generic "key value" or "key: value". */
 	ke = scan_key(k);
@@ -422,8 +421,8 @@ int pn_parse_zoneinfo(const char *buf, pn_zone_cb cb, void *arg)
 
 struct nodemem_ctx {
 	struct pn_nodemem *m;
-	int64_t huge_total;	/* HugePages_Total (count, default size) */
-	unsigned seen;		/* bits: MemTotal, MemFree, MemUsed */
+	int64_t huge_total; /* HugePages_Total (count, default size) */
+	unsigned seen;	    /* bits: MemTotal, MemFree, MemUsed */
 };
 
 static int nodemem_meminfo_cb(void *arg, const char *key, int64_t val)
@@ -684,8 +683,9 @@ int pn_nodes_with_memory(struct pn_nodeset *out)
 		return pn_error(ret, "no %s" NODE_DIR "/online: kernel without NUMA?",
 				pn_sysroot());
 	if (ret)
-		return ret == -EINVAL ? ret :
-			pn_error(ret, "%s" NODE_DIR "/online: %s", pn_sysroot(), strerror(-ret));
+		return ret == -EINVAL ? ret
+				      : pn_error(ret, "%s" NODE_DIR "/online: %s", pn_sysroot(),
+						 strerror(-ret));
 	ret = read_nodeset(NODE_DIR "/has_memory", &mem);
 	if (ret == -ENOENT)
 		mem = online;
@@ -716,7 +716,7 @@ static int avail_cb(void *arg, const char *key, int64_t val)
 		return 0;
 	a->bytes = val;
 	a->found = true;
-	return 1;	/* stop */
+	return 1; /* stop */
 }
 
 int pn_mem_available(uint64_t *bytes)

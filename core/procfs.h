@@ -43,8 +43,8 @@ struct pn_nodemem {
 	int64_t total, free, used;
 	int64_t anon, file, shmem, slab, slab_reclaimable, slab_unreclaimable;
 	int64_t kernel_stack, page_tables, sec_page_tables, hugetlb;
-	int64_t zspages, iommu;		/* 0 where the kernel lacks them */
-	int64_t other;			/* used minus every kind above (file includes shmem) */
+	int64_t zspages, iommu; /* 0 where the kernel lacks them */
+	int64_t other;		/* used minus every kind above (file includes shmem) */
 	/* numastat, events (calls, not pages) */
 	int64_t numa_hit, numa_miss, numa_foreign, interleave_hit, local_node, other_node;
 	/* numa_private_fallback from nodeN/vmstat, -1 if the kernel lacks it */

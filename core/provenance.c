@@ -27,7 +27,7 @@ void pn_sha256_hex(const void *data, size_t len, char out[65])
 
 	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
 	for (unsigned int i = 0; i < mdlen && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+		snprintf(out + 2 * (size_t)i, 3, "%02x", md[i]);
 	out[64] = '\0';
 }
 
@@ -59,7 +59,7 @@ int pn_sha256_file(const char *path, char out[65])
 	EVP_MD_CTX_free(ctx);
 	close(fd);
 	for (unsigned int i = 0; i < mdlen && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
+		snprintf(out + 2 * (size_t)i, 3, "%02x", md[i]);
 	out[64] = '\0';
 	return 0;
 }

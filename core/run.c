@@ -47,26 +47,26 @@
 struct run {
 	const struct pn_run_opts *o;
 	struct pn_config_set cs;
-	bool own_builtin;		/* cs built in code for --exec without a config */
+	bool own_builtin; /* cs built in code for --exec without a config */
 	struct pn_topology topo;
 	struct pn_roles roles;
 	struct pn_env env;
 	char outdir[PATH_MAX];
-	cJSON *root;			/* the run model */
+	cJSON *root; /* the run model */
 	cJSON *points_json;
 	struct pn_coll *colls;
 	uint64_t *coll_interval_ns;
 	size_t ncolls;
-	bool refresh_ok;		/* stat_refresh works (root) */
+	bool refresh_ok; /* stat_refresh works (root) */
 	long page_size;
 	int global_iter;
-	int64_t worst_general[PN_MAX_NODES];	/* -1 = not judged */
+	int64_t worst_general[PN_MAX_NODES]; /* -1 = not judged */
 	int64_t misplaced_total;
-	int ran_workloads;		/* workloads that actually ran */
+	int ran_workloads; /* workloads that actually ran */
 	int failed_workloads;
-	const struct pn_config *c0;	/* thresholds and roles come from point 0 */
+	const struct pn_config *c0; /* thresholds and roles come from point 0 */
 	char stop_reason[128];
-	char last_why[256];		/* last skip/failure reason printed */
+	char last_why[256]; /* last skip/failure reason printed */
 };
 
 static int judge(struct run *r, const struct pn_config *c);
@@ -147,7 +147,8 @@ static int resolve_roles(struct run *r, const struct pn_config *c)
 
 	if (r->o->private_override && strcmp(r->o->private_override, "auto") != 0) {
 		if (pn_nodeset_parse(&r->roles.private_nodes, r->o->private_override))
-			return pn_error(-EINVAL, "--private: \"%s\" is not a node list (e.g. 1,2 or 1-2)",
+			return pn_error(-EINVAL,
+					"--private: \"%s\" is not a node list (e.g. 1,2 or 1-2)",
 					r->o->private_override);
 	} else if (r->o->private_override || c->private_auto) {
 		r->roles.private_nodes = r->topo.with_private_memory;
@@ -158,8 +159,10 @@ static int resolve_roles(struct run *r, const struct pn_config *c)
 	pn_nodeset_andnot(&bad, &r->roles.private_nodes, &memnodes);
 	if (!pn_nodeset_empty(&bad)) {
 		pn_nodeset_format(&bad, list, sizeof(list));
-		return pn_error(-EINVAL, "%s: $.nodes.private: node(s) %s have no memory on this machine "
-				"(memory nodes: %s)", c->file, list, have);
+		return pn_error(-EINVAL,
+				"%s: $.nodes.private: node(s) %s have no memory on this machine "
+				"(memory nodes: %s)",
+				c->file, list, have);
 	}
 	if (c->dram_auto) {
 		pn_nodeset_andnot(&r->roles.dram_nodes, &memnodes, &r->roles.private_nodes);
@@ -168,12 +171,15 @@ static int resolve_roles(struct run *r, const struct pn_config *c)
 		pn_nodeset_andnot(&bad, &c->dram_nodes, &r->topo.with_memory);
 		if (!pn_nodeset_empty(&bad)) {
 			pn_nodeset_format(&bad, list, sizeof(list));
-			return pn_error(-EINVAL, "%s: $.nodes.dram: node(s) %s have no ordinary memory "
-					"on this machine (memory nodes: %s)", c->file, list, have);
+			return pn_error(-EINVAL,
+					"%s: $.nodes.dram: node(s) %s have no ordinary memory "
+					"on this machine (memory nodes: %s)",
+					c->file, list, have);
 		}
 		pn_nodeset_and(&bad, &c->dram_nodes, &r->roles.private_nodes);
 		if (!pn_nodeset_empty(&bad))
-			return pn_error(-EINVAL, "%s: $.nodes: a node cannot be both private and dram",
+			return pn_error(-EINVAL,
+					"%s: $.nodes: a node cannot be both private and dram",
 					c->file);
 	}
 	n = pn_nodeset_count(&r->roles.private_nodes);
@@ -182,7 +188,8 @@ static int resolve_roles(struct run *r, const struct pn_config *c)
 	pn_info("roles: private nodes [%s]%s, dram nodes [%s]", list,
 		r->roles.private_auto ? " (auto)" : "", have);
 	if (n == 0)
-		pn_info("no private nodes: placement is verified, the leak verdict has nothing to judge");
+		pn_info("no private nodes: placement is verified, the leak verdict has nothing to "
+			"judge");
 	return 0;
 }
 
@@ -203,7 +210,7 @@ static cJSON *roles_json(const struct pn_roles *roles)
 
 struct exec_probe {
 	pid_t pid;
-	int64_t last_bytes[PN_MAX_NODES];	/* last numa_maps sample, per node */
+	int64_t last_bytes[PN_MAX_NODES]; /* last numa_maps sample, per node */
 	int64_t peak_bytes[PN_MAX_NODES];
 	int samples;
 };
@@ -350,8 +357,9 @@ static int open_collectors(struct run *r, const struct pn_config *c, cJSON *out)
 			continue;
 		}
 		cJSON_AddStringToObject(cj, "status", "ok");
-		r->coll_interval_ns[r->ncolls] = (c->coll[i].interval_ms ? c->coll[i].interval_ms
-						  : c->interval_ms) * 1000000ULL;
+		r->coll_interval_ns[r->ncolls] =
+			(c->coll[i].interval_ms ? c->coll[i].interval_ms : c->interval_ms) *
+			1000000ULL;
 		if (!r->coll_interval_ns[r->ncolls])
 			r->coll_interval_ns[r->ncolls] = 1000000000ULL;
 		{
@@ -377,7 +385,7 @@ static void close_collectors(struct run *r, cJSON *colls_json)
 		ret = pn_series_write_csv(&pc->series, path);
 		if (ret)
 			pn_warn("%s: %s", path, strerror(-ret));
-		cJSON_ArrayForEach(cj, colls_json) {
+		cJSON_ArrayForEach (cj, colls_json) {
 			const cJSON *n = cJSON_GetObjectItem(cj, "collector");
 
 			if (cJSON_IsString(n) && !strcmp(n->valuestring, pc->ops->name)) {
@@ -442,11 +450,14 @@ static void slot_init(struct run *r, struct wl_slot *s, const struct pn_config_w
 
 		if (opt->type != PN_OPT_NODES)
 			continue;
-		if (pn_param_nodes(&s->w.params, opt->name, &r->roles, &ns) || pn_nodeset_empty(&ns)) {
+		if (pn_param_nodes(&s->w.params, opt->name, &r->roles, &ns) ||
+		    pn_nodeset_empty(&ns)) {
 			snprintf(s->why, sizeof(s->why), "%s \"%s\" is no node here%s", opt->name,
 				 pn_param_str(&s->w.params, opt->name),
-				 pn_nodeset_empty(&r->roles.private_nodes) ?
-				 " (no private nodes: name them with --private LIST or nodes.private)" : "");
+				 pn_nodeset_empty(&r->roles.private_nodes)
+					 ? " (no private nodes: name them with --private LIST or "
+					   "nodes.private)"
+					 : "");
 			s->skipped = true;
 			return;
 		}
@@ -507,8 +518,8 @@ static cJSON *slot_json(struct run *r, struct wl_slot *s)
 		if (s->skipped)
 			pn_info("workload %s skipped: %s", s->w.ops->name, s->why);
 		else
-			pn_warn("workload %s failed: %s", s->w.ops->name, s->why[0] ? s->why :
-				strerror(-s->rc));
+			pn_warn("workload %s failed: %s", s->w.ops->name,
+				s->why[0] ? s->why : strerror(-s->rc));
 	}
 
 	cJSON_AddStringToObject(o, "workload", s->w.ops->name);
@@ -548,7 +559,7 @@ static void snapshot(struct run *r, const struct pn_nodeset *nodes, struct pn_no
 
 	if (r->refresh_ok)
 		pn_stat_refresh();
-	pn_nodeset_for_each(n, nodes) {
+	pn_nodeset_for_each (n, nodes) {
 		struct pn_nodemem *m = after ? &d[i].after : &d[i].before;
 		int ret = pn_nodemem_read(n, m);
 
@@ -696,18 +707,21 @@ out_teardown:
 			if (!probe.peak_bytes[n])
 				continue;
 			snprintf(key, sizeof(key), "%d", n);
-			cJSON_AddNumberToObject(pn, key, (double)pages_of(probe.last_bytes[n], r->page_size));
+			cJSON_AddNumberToObject(
+				pn, key, (double)pages_of(probe.last_bytes[n], r->page_size));
 		}
 		pn = cJSON_AddObjectToObject(ej, "peak_pages_per_node");
 		for (int n = 0; n < PN_MAX_NODES; n++) {
 			if (!probe.peak_bytes[n])
 				continue;
 			snprintf(key, sizeof(key), "%d", n);
-			cJSON_AddNumberToObject(pn, key, (double)pages_of(probe.peak_bytes[n], r->page_size));
+			cJSON_AddNumberToObject(
+				pn, key, (double)pages_of(probe.peak_bytes[n], r->page_size));
 		}
 		if (!WIFEXITED(exec_status) || WEXITSTATUS(exec_status))
-			pn_warn("--exec: command %s", WIFEXITED(exec_status) ?
-				"exited with a non-zero status" : "was killed by a signal");
+			pn_warn("--exec: command %s", WIFEXITED(exec_status)
+							      ? "exited with a non-zero status"
+							      : "was killed by a signal");
 	}
 	nj = cJSON_AddObjectToObject(pj, "nodes");
 	for (int k = 0; k < nnodes; k++) {
@@ -722,7 +736,8 @@ out_teardown:
 			r->worst_general[d[k].node] = 0;
 		if (d[k].is_private && d[k].general_pages)
 			pn_info("  node %d: %lld general page(s) (anon %lld, file %lld, slab %lld, "
-				"other %lld)", d[k].node, (long long)d[k].general_pages,
+				"other %lld)",
+				d[k].node, (long long)d[k].general_pages,
 				(long long)d[k].general_by_kind[PN_KIND_ANON],
 				(long long)d[k].general_by_kind[PN_KIND_FILE],
 				(long long)d[k].general_by_kind[PN_KIND_SLAB],
@@ -739,12 +754,12 @@ static cJSON *summarize_point(cJSON *iters)
 {
 	cJSON *sum = cJSON_CreateObject(), *it, *ph, *wl, *m;
 
-	cJSON_ArrayForEach(it, iters) {
-		cJSON_ArrayForEach(ph, cJSON_GetObjectItem(it, "phases")) {
+	cJSON_ArrayForEach (it, iters) {
+		cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases")) {
 			const char *phn = cJSON_GetObjectItem(ph, "name")->valuestring;
 			int idx = 0;
 
-			cJSON_ArrayForEach(wl, cJSON_GetObjectItem(ph, "workloads")) {
+			cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads")) {
 				char key[256];
 				cJSON *metrics = cJSON_GetObjectItem(wl, "metrics");
 
@@ -752,7 +767,7 @@ static cJSON *summarize_point(cJSON *iters)
 					 cJSON_GetObjectItem(wl, "workload")->valuestring);
 				if (!metrics)
 					continue;
-				cJSON_ArrayForEach(m, metrics) {
+				cJSON_ArrayForEach (m, metrics) {
 					cJSON *w = cJSON_GetObjectItem(sum, key), *e, *vals;
 
 					if (!w)
@@ -760,24 +775,28 @@ static cJSON *summarize_point(cJSON *iters)
 					e = cJSON_GetObjectItem(w, m->string);
 					if (!e) {
 						e = cJSON_AddObjectToObject(w, m->string);
-						cJSON_AddItemToObject(e, "unit", cJSON_Duplicate(
-							cJSON_GetObjectItem(m, "unit"), 0));
+						cJSON_AddItemToObject(
+							e, "unit",
+							cJSON_Duplicate(
+								cJSON_GetObjectItem(m, "unit"), 0));
 						cJSON_AddArrayToObject(e, "values");
 					}
 					vals = cJSON_GetObjectItem(e, "values");
-					cJSON_AddItemToArray(vals, cJSON_CreateNumber(
-						cJSON_GetObjectItem(m, "value")->valuedouble));
+					cJSON_AddItemToArray(
+						vals,
+						cJSON_CreateNumber(cJSON_GetObjectItem(m, "value")
+									   ->valuedouble));
 				}
 			}
 		}
 	}
-	cJSON_ArrayForEach(wl, sum) {
-		cJSON_ArrayForEach(m, wl) {
+	cJSON_ArrayForEach (wl, sum) {
+		cJSON_ArrayForEach (m, wl) {
 			cJSON *vals = cJSON_GetObjectItem(m, "values"), *v;
 			int n = cJSON_GetArraySize(vals), i = 0;
 			double *a = pn_xcalloc((size_t)n, sizeof(*a));
 
-			cJSON_ArrayForEach(v, vals)
+			cJSON_ArrayForEach (v, vals)
 				a[i++] = v->valuedouble;
 			cJSON_AddNumberToObject(m, "n", n);
 			cJSON_AddNumberToObject(m, "median", pn_median(a, (size_t)n));
@@ -805,7 +824,7 @@ static int judge(struct run *r, const struct pn_config *c)
 	cJSON_AddNumberToObject(v, "misplaced_pages", (double)r->misplaced_total);
 	nodes = cJSON_AddObjectToObject(v, "nodes");
 	reasons = cJSON_AddArrayToObject(v, "reasons");
-	pn_nodeset_for_each(n, &r->roles.private_nodes) {
+	pn_nodeset_for_each (n, &r->roles.private_nodes) {
 		cJSON *o;
 		char key[16];
 
@@ -818,17 +837,20 @@ static int judge(struct run *r, const struct pn_config *c)
 		cJSON_AddBoolToObject(o, "pass", r->worst_general[n] <= c->max_general_pages);
 		if (r->worst_general[n] > c->max_general_pages) {
 			fail = true;
-			snprintf(buf, sizeof(buf), "general allocations on private node %d: %lld pages "
-				 "(threshold %lld)", n, (long long)r->worst_general[n],
+			snprintf(buf, sizeof(buf),
+				 "general allocations on private node %d: %lld pages "
+				 "(threshold %lld)",
+				 n, (long long)r->worst_general[n],
 				 (long long)c->max_general_pages);
 			cJSON_AddItemToArray(reasons, cJSON_CreateString(buf));
 		}
 	}
 	if (c->max_misplaced_pages >= 0 && r->misplaced_total > c->max_misplaced_pages) {
 		fail = true;
-		snprintf(buf, sizeof(buf), "explicit pages off their intended nodes: %lld "
-			 "(threshold %lld)", (long long)r->misplaced_total,
-			 (long long)c->max_misplaced_pages);
+		snprintf(buf, sizeof(buf),
+			 "explicit pages off their intended nodes: %lld "
+			 "(threshold %lld)",
+			 (long long)r->misplaced_total, (long long)c->max_misplaced_pages);
 		cJSON_AddItemToArray(reasons, cJSON_CreateString(buf));
 	}
 	cJSON_AddStringToObject(v, "result", fail ? "fail" : any ? "pass" : "not_applicable");
@@ -840,7 +862,7 @@ static void print_summary(struct run *r)
 	cJSON *pt, *v = cJSON_GetObjectItem(r->root, "verdict"), *n, *reason;
 
 	printf("pnbench run: %s\n", r->outdir);
-	cJSON_ArrayForEach(pt, r->points_json) {
+	cJSON_ArrayForEach (pt, r->points_json) {
 		cJSON *sum = cJSON_GetObjectItem(pt, "summary"), *wl, *m;
 		cJSON *mx = cJSON_GetObjectItem(pt, "matrix");
 		char *mtext = mx && cJSON_IsObject(mx) ? cJSON_PrintUnformatted(mx) : NULL;
@@ -848,10 +870,11 @@ static void print_summary(struct run *r)
 		printf("point %d%s%s\n", cJSON_GetObjectItem(pt, "index")->valueint,
 		       mtext ? " " : "", mtext ? mtext : "");
 		cJSON_free(mtext);
-		cJSON_ArrayForEach(wl, sum) {
+		cJSON_ArrayForEach (wl, sum) {
 			printf("  %s\n", wl->string);
-			cJSON_ArrayForEach(m, wl)
-				printf("    %-28s median %14.6g  min %14.6g  max %14.6g  %s (n=%d)\n",
+			cJSON_ArrayForEach (m, wl)
+				printf("    %-28s median %14.6g  min %14.6g  max %14.6g  %s "
+				       "(n=%d)\n",
 				       m->string, cJSON_GetObjectItem(m, "median")->valuedouble,
 				       cJSON_GetObjectItem(m, "min")->valuedouble,
 				       cJSON_GetObjectItem(m, "max")->valuedouble,
@@ -859,14 +882,14 @@ static void print_summary(struct run *r)
 				       cJSON_GetObjectItem(m, "n")->valueint);
 		}
 	}
-	cJSON_ArrayForEach(n, cJSON_GetObjectItem(v, "nodes"))
+	cJSON_ArrayForEach (n, cJSON_GetObjectItem(v, "nodes"))
 		printf("general allocations on private node %s: %.0f pages (threshold %.0f) %s\n",
 		       n->string, cJSON_GetObjectItem(n, "general_pages_max")->valuedouble,
 		       cJSON_GetObjectItem(v, "threshold_general_pages")->valuedouble,
 		       cJSON_IsTrue(cJSON_GetObjectItem(n, "pass")) ? "PASS" : "FAIL");
 	printf("explicit pages off their intended nodes: %.0f\n",
 	       cJSON_GetObjectItem(v, "misplaced_pages")->valuedouble);
-	cJSON_ArrayForEach(reason, cJSON_GetObjectItem(v, "reasons"))
+	cJSON_ArrayForEach (reason, cJSON_GetObjectItem(v, "reasons"))
 		printf("reason: %s\n", reason->valuestring);
 	printf("verdict: %s\n", cJSON_GetObjectItem(v, "result")->valuestring);
 }
@@ -876,7 +899,8 @@ static void print_summary(struct run *r)
 static const char builtin_exec_config[] =
 	"{\"name\": \"exec\", \"description\": \"built-in: collectors around a command\","
 	" \"nodes\": {\"private\": \"auto\"}, \"iterations\": 1,"
-	" \"collectors\": {\"interval\": \"500ms\", \"enabled\": [\"vmstat\", \"nodestat\", \"zoneinfo\"]},"
+	" \"collectors\": {\"interval\": \"500ms\", \"enabled\": [\"vmstat\", \"nodestat\", "
+	"\"zoneinfo\"]},"
 	" \"phases\": [{\"name\": \"exec\", \"workloads\": []}]}";
 
 /* ------------------------------------------------------------- top level */
@@ -983,7 +1007,7 @@ int pn_run(const struct pn_run_opts *o)
 		return pn_error(PN_EXIT_USAGE, "run: a CONFIG or --exec -- CMD is needed");
 	}
 	if (ret)
-		return PN_EXIT_USAGE;	/* the loader named the file and field */
+		return PN_EXIT_USAGE; /* the loader named the file and field */
 	c0 = &r.cs.points[0];
 	r.c0 = c0;
 	if (o->exec_argv && !r.own_builtin && c0->nphases != 1)
@@ -1028,7 +1052,8 @@ int pn_run(const struct pn_run_opts *o)
 
 	for (size_t p = 0; p < r.cs.n && !interrupted; p++) {
 		struct pn_config *c = &r.cs.points[p];
-		int iterations = o->iterations_override > 0 ? o->iterations_override : c->iterations;
+		int iterations =
+			o->iterations_override > 0 ? o->iterations_override : c->iterations;
 		cJSON *pj = cJSON_CreateObject(), *iters;
 
 		cJSON_AddNumberToObject(pj, "index", (double)p);
@@ -1073,8 +1098,8 @@ int pn_run(const struct pn_run_opts *o)
 	if (pn_should_stop()) {
 		char reason[64];
 
-		snprintf(reason, sizeof(reason), "interrupted by signal %d (%s)", (int)pn_stop_signal,
-			 strsignal(pn_stop_signal));
+		snprintf(reason, sizeof(reason), "interrupted by signal %d (%s)",
+			 (int)pn_stop_signal, strsignal(pn_stop_signal));
 		set_status(&r, "incomplete", reason);
 		judge(&r, c0);
 		exit_code = 128 + pn_stop_signal;
@@ -1089,7 +1114,9 @@ int pn_run(const struct pn_run_opts *o)
 			set_status(&r, "complete", "every workload skipped");
 			exit_code = r.failed_workloads ? PN_EXIT_ERROR : PN_EXIT_SKIP;
 		} else if (r.failed_workloads) {
-			set_status(&r, "failed", "a workload failed (see points[].iterations[].phases[].workloads[].reason)");
+			set_status(&r, "failed",
+				   "a workload failed (see "
+				   "points[].iterations[].phases[].workloads[].reason)");
 			exit_code = PN_EXIT_ERROR;
 		} else {
 			set_status(&r, "complete", NULL);

@@ -9,15 +9,15 @@
 #include <stdbool.h>
 
 struct pn_run_opts {
-	const char *config_path;	/* NULL with exec_argv: built-in defaults */
-	const char *outdir;		/* NULL: results/runs/<name>-<utc> */
-	bool force;			/* reuse an outdir holding a run.json */
-	char **exec_argv;		/* --exec -- CMD ARGS, NULL-terminated */
-	bool exec_explicit;		/* the command's pages on private nodes are intended */
-	const char *private_override;	/* --private LIST|auto */
-	int iterations_override;	/* > 0: replaces the config's iterations */
+	const char *config_path;      /* NULL with exec_argv: built-in defaults */
+	const char *outdir;	      /* NULL: results/runs/<name>-<utc> */
+	bool force;		      /* reuse an outdir holding a run.json */
+	char **exec_argv;	      /* --exec -- CMD ARGS, NULL-terminated */
+	bool exec_explicit;	      /* the command's pages on private nodes are intended */
+	const char *private_override; /* --private LIST|auto */
+	int iterations_override;      /* > 0: replaces the config's iterations */
 	int argc;
-	char **argv;			/* the pnbench command line, recorded */
+	char **argv; /* the pnbench command line, recorded */
 };
 
 /* Returns a PN_EXIT_* code (or 128 + signal when interrupted). */

@@ -20,7 +20,7 @@ void pn_series_init(struct pn_series *s, const char *name)
 int pn_series_add_col(struct pn_series *s, const char *col)
 {
 	if (s->nrows)
-		return -EBUSY;	/* columns are fixed once sampling starts */
+		return -EBUSY; /* columns are fixed once sampling starts */
 	if (pn_series_find_col(s, col) >= 0)
 		return -EEXIST;
 	s->cols = pn_xrealloc(s->cols, (s->ncols + 1) * sizeof(*s->cols));

@@ -13,14 +13,14 @@
 #include <stdint.h>
 
 struct pn_series {
-	char *name;		/* collector name; CSV file is <name>.csv */
+	char *name; /* collector name; CSV file is <name>.csv */
 	size_t ncols;
 	char **cols;
 	size_t nrows, caprows;
-	uint64_t *t_ns;		/* CLOCK_MONOTONIC */
+	uint64_t *t_ns; /* CLOCK_MONOTONIC */
 	int *iteration;
-	const char **phase;	/* static or run-owned strings */
-	int64_t *vals;		/* nrows * ncols, row-major */
+	const char **phase; /* static or run-owned strings */
+	int64_t *vals;	    /* nrows * ncols, row-major */
 };
 
 void pn_series_init(struct pn_series *s, const char *name);

@@ -125,7 +125,10 @@ out:
 static void read_hmat(struct pn_node_info *ni)
 {
 	static const char *const files[] = {
-		"read_latency", "write_latency", "read_bandwidth", "write_bandwidth",
+		"read_latency",
+		"write_latency",
+		"read_bandwidth",
+		"write_bandwidth",
 	};
 
 	for (int c = 0; c < 2; c++) {
@@ -171,7 +174,8 @@ static void read_tiers(struct pn_topology *t)
 		long tier;
 		int n;
 
-		if (strncmp(de->d_name, "memory_tier", 11) != 0 || !isdigit((unsigned char)de->d_name[11]))
+		if (strncmp(de->d_name, "memory_tier", 11) != 0 ||
+		    !isdigit((unsigned char)de->d_name[11]))
 			continue;
 		tier = strtol(de->d_name + 11, &end, 10);
 		if (*end || tier < 0 || tier > 1000000)
@@ -243,7 +247,8 @@ static void read_sysfs_distances(struct pn_topology *t)
 			p = end;
 			col = pn_nodeset_next(&t->online, col);
 			if (col < 0) {
-				pn_warn("topology: %s has more entries than online nodes; ignored", rel);
+				pn_warn("topology: %s has more entries than online nodes; ignored",
+					rel);
 				break;
 			}
 			j = node_index(t, col);
@@ -295,8 +300,8 @@ static void env_restore(struct env_save *e)
 static void format_hwloc_version(char *buf, size_t len, hwloc_topology_t h)
 {
 	unsigned v = hwloc_get_api_version();
-	const char *lib = h ? hwloc_obj_get_info_by_name(hwloc_get_root_obj(h),
-							 "hwlocVersion") : NULL;
+	const char *lib =
+		h ? hwloc_obj_get_info_by_name(hwloc_get_root_obj(h), "hwlocVersion") : NULL;
 
 	if (lib)
 		snprintf(buf, len, "%s", lib);
@@ -357,9 +362,10 @@ static void hwloc_distances(struct pn_topology *t, hwloc_topology_t h)
 	struct hwloc_distances_s *d[4];
 	unsigned nr = PN_ARRAY_SIZE(d);
 
-	if (hwloc_distances_get_by_type(h, HWLOC_OBJ_NUMANODE, &nr, d,
-					HWLOC_DISTANCES_KIND_FROM_OS |
-					HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 || nr == 0)
+	if (hwloc_distances_get_by_type(
+		    h, HWLOC_OBJ_NUMANODE, &nr, d,
+		    HWLOC_DISTANCES_KIND_FROM_OS | HWLOC_DISTANCES_KIND_MEANS_LATENCY, 0) < 0 ||
+	    nr == 0)
 		return;
 	if (nr > PN_ARRAY_SIZE(d))
 		nr = PN_ARRAY_SIZE(d);
@@ -424,10 +430,10 @@ static void hwloc_enrich_node(struct pn_node_info *ni, hwloc_topology_t h)
 
 		m->read_latency_ns = hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_READ_LATENCY, true);
 		m->write_latency_ns = hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_WRITE_LATENCY, true);
-		m->read_bandwidth_mbps = hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_READ_BANDWIDTH,
-							 false);
-		m->write_bandwidth_mbps = hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_WRITE_BANDWIDTH,
-							  false);
+		m->read_bandwidth_mbps =
+			hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_READ_BANDWIDTH, false);
+		m->write_bandwidth_mbps =
+			hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_WRITE_BANDWIDTH, false);
 		if (!m->read_latency_ns && !m->write_latency_ns) {
 			uint64_t l = hwloc_best_attr(h, o, HWLOC_MEMATTR_ID_LATENCY, true);
 
@@ -458,8 +464,10 @@ static int read_states(struct pn_topology *t)
 			ret = -ENOENT;
 	}
 	if (ret == -ENOENT && !pn_exists(NODE_DIR))
-		return pn_error(ret, "topology: %s%s is missing: a kernel without NUMA "
-				"(CONFIG_NUMA=n), or /sys is not mounted", pn_sysroot(), NODE_DIR);
+		return pn_error(ret,
+				"topology: %s%s is missing: a kernel without NUMA "
+				"(CONFIG_NUMA=n), or /sys is not mounted",
+				pn_sysroot(), NODE_DIR);
 	if (ret)
 		return pn_error(ret, "topology: cannot read %s%s/online: %s", pn_sysroot(),
 				NODE_DIR, strerror(-ret));
@@ -497,9 +505,10 @@ static void read_node(struct pn_topology *t, struct pn_node_info *ni, bool deriv
 	ret = read_mem_total(ni->id, &ni->mem_total_bytes);
 	if (ret)
 		pn_warn("topology: %s%s/node%d/meminfo: %s", pn_sysroot(), NODE_DIR, ni->id,
-			ret == -EINVAL ? "malformed (not \"Node N Key: value\" lines of this "
-			"node); MemTotal unknown" : ret == -ENODATA ? "no MemTotal line" :
-			strerror(-ret));
+			ret == -EINVAL	  ? "malformed (not \"Node N Key: value\" lines of this "
+					    "node); MemTotal unknown"
+			: ret == -ENODATA ? "no MemTotal line"
+					  : strerror(-ret));
 	if (derive_cpu && ni->ncpus > 0)
 		pn_nodeset_set(&t->with_cpu, ni->id);
 	if (derive_mem && ni->mem_total_bytes > 0)
@@ -552,7 +561,8 @@ int pn_topology_load(struct pn_topology *t)
 		while ((o = hwloc_get_next_obj_by_type(h, HWLOC_OBJ_NUMANODE, o)))
 			if (o->os_index < PN_MAX_NODES &&
 			    !pn_nodeset_test(&all, (int)o->os_index)) {
-				pn_warn("topology: hwloc reports node %u that sysfs does not list online",
+				pn_warn("topology: hwloc reports node %u that sysfs does not list "
+					"online",
 					o->os_index);
 				pn_nodeset_set(&all, (int)o->os_index);
 			}
@@ -563,7 +573,7 @@ int pn_topology_load(struct pn_topology *t)
 	for (i = 0; i < t->nnodes * t->nnodes; i++)
 		t->distance[i] = -1;
 	i = 0;
-	pn_nodeset_for_each(n, &all) {
+	pn_nodeset_for_each (n, &all) {
 		t->nodes[i].id = n;
 		read_node(t, &t->nodes[i], derive_cpu, derive_mem);
 		i++;
@@ -739,8 +749,8 @@ void pn_topology_print(const struct pn_topology *t, FILE *out)
 		fprintf(out, "  %-19s %s\n", "has_private_memory",
 			"(kernel has no private memory nodes)");
 
-	fprintf(out, "\n%4s  %-22s %-16s %10s  %4s  %-8s  %s\n", "node", "role", "cpus",
-		"memory", "tier", "subtype", "distances");
+	fprintf(out, "\n%4s  %-22s %-16s %10s  %4s  %-8s  %s\n", "node", "role", "cpus", "memory",
+		"tier", "subtype", "distances");
 	for (int i = 0; i < t->nnodes; i++) {
 		const struct pn_node_info *ni = &t->nodes[i];
 		char role[64] = "", mem[32], tier[16];
@@ -782,9 +792,10 @@ void pn_topology_print(const struct pn_topology *t, FILE *out)
 
 			if (!hmat_present(m))
 				continue;
-			fprintf(out, "%4s  hmat access%d: latency r/w %llu/%llu ns, "
-				"bandwidth r/w %llu/%llu MB/s\n", "", c,
-				(unsigned long long)m->read_latency_ns,
+			fprintf(out,
+				"%4s  hmat access%d: latency r/w %llu/%llu ns, "
+				"bandwidth r/w %llu/%llu MB/s\n",
+				"", c, (unsigned long long)m->read_latency_ns,
 				(unsigned long long)m->write_latency_ns,
 				(unsigned long long)m->read_bandwidth_mbps,
 				(unsigned long long)m->write_bandwidth_mbps);

@@ -310,7 +310,7 @@ int pn_nodeset_next(const struct pn_nodeset *s, int prev)
 		uint64_t w = s->w[n / 64] >> (n % 64);
 
 		if (!w) {
-			n = (n / 64) * 64 + 63;	/* skip the rest of this word */
+			n = (n / 64) * 64 + 63; /* skip the rest of this word */
 			continue;
 		}
 		return n + __builtin_ctzll(w);
@@ -429,10 +429,22 @@ int pn_parse_size(const char *s, uint64_t *bytes)
 	if (errno || !isfinite(v) || v < 0)
 		return -EINVAL;
 	switch (toupper((unsigned char)*end)) {
-	case 'K': mult = 1024.0; end++; break;
-	case 'M': mult = 1024.0 * 1024; end++; break;
-	case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
-	case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	case 'K':
+		mult = 1024.0;
+		end++;
+		break;
+	case 'M':
+		mult = 1024.0 * 1024;
+		end++;
+		break;
+	case 'G':
+		mult = 1024.0 * 1024 * 1024;
+		end++;
+		break;
+	case 'T':
+		mult = 1024.0 * 1024 * 1024 * 1024;
+		end++;
+		break;
 	default: break;
 	}
 	if (mult > 1 && *end == 'i')

@@ -46,7 +46,8 @@ void pn_node_delta_compute(struct pn_node_delta *d, long page_size)
 	d->numa_miss_delta = b->numa_miss - a->numa_miss;
 	d->numa_foreign_delta = b->numa_foreign - a->numa_foreign;
 	d->private_fallback_delta = (a->numa_private_fallback >= 0 && b->numa_private_fallback >= 0)
-		? b->numa_private_fallback - a->numa_private_fallback : 0;
+					    ? b->numa_private_fallback - a->numa_private_fallback
+					    : 0;
 }
 
 static cJSON *mem_json(const struct pn_nodemem *m)
@@ -59,7 +60,8 @@ static cJSON *mem_json(const struct pn_nodemem *m)
 	cJSON_AddNumberToObject(o, "file_bytes", (double)m->file);
 	cJSON_AddNumberToObject(o, "slab_bytes", (double)m->slab);
 	cJSON_AddNumberToObject(o, "kernel_stack_bytes", (double)m->kernel_stack);
-	cJSON_AddNumberToObject(o, "page_tables_bytes", (double)(m->page_tables + m->sec_page_tables));
+	cJSON_AddNumberToObject(o, "page_tables_bytes",
+				(double)(m->page_tables + m->sec_page_tables));
 	cJSON_AddNumberToObject(o, "hugetlb_bytes", (double)m->hugetlb);
 	cJSON_AddNumberToObject(o, "other_bytes", (double)m->other);
 	cJSON_AddNumberToObject(o, "numa_hit", (double)m->numa_hit);

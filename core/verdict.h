@@ -13,20 +13,28 @@
 
 struct cJSON;
 
-enum pn_kind { PN_KIND_ANON, PN_KIND_FILE, PN_KIND_SLAB, PN_KIND_KERNEL_STACK,
-	       PN_KIND_PAGE_TABLES, PN_KIND_HUGETLB, PN_KIND_OTHER, PN_NKINDS };
+enum pn_kind {
+	PN_KIND_ANON,
+	PN_KIND_FILE,
+	PN_KIND_SLAB,
+	PN_KIND_KERNEL_STACK,
+	PN_KIND_PAGE_TABLES,
+	PN_KIND_HUGETLB,
+	PN_KIND_OTHER,
+	PN_NKINDS
+};
 extern const char *const pn_kind_names[PN_NKINDS];
 
 struct pn_node_delta {
 	int node;
 	bool is_private;
 	struct pn_nodemem before, after;
-	int64_t explained_pages;	/* verified explicit pages of workloads on this node */
+	int64_t explained_pages; /* verified explicit pages of workloads on this node */
 	/* computed by pn_node_delta_compute(), pages */
 	int64_t used_growth_pages;
 	int64_t growth_pages[PN_NKINDS];
-	int64_t general_pages;		/* max(0, used growth - explained) */
-	int64_t general_by_kind[PN_NKINDS];	/* anon is net of explained pages */
+	int64_t general_pages;		    /* max(0, used growth - explained) */
+	int64_t general_by_kind[PN_NKINDS]; /* anon is net of explained pages */
 	int64_t numa_hit_delta, numa_miss_delta, numa_foreign_delta, private_fallback_delta;
 };
 

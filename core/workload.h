@@ -25,7 +25,7 @@ struct pn_topology;
 struct pn_roles {
 	struct pn_nodeset private_nodes;
 	struct pn_nodeset dram_nodes;
-	bool private_auto;	/* private_nodes came from has_private_memory */
+	bool private_auto; /* private_nodes came from has_private_memory */
 };
 
 /* Context handed to supported(): the machine as the run sees it. */
@@ -36,17 +36,24 @@ struct pn_env {
 };
 
 /* Units of metrics, written into results as strings. */
-enum pn_unit { PN_UNIT_NONE, PN_UNIT_BYTES, PN_UNIT_PAGES, PN_UNIT_NS,
-	       PN_UNIT_BYTES_PER_SEC, PN_UNIT_PAGES_PER_SEC, PN_UNIT_RATIO };
+enum pn_unit {
+	PN_UNIT_NONE,
+	PN_UNIT_BYTES,
+	PN_UNIT_PAGES,
+	PN_UNIT_NS,
+	PN_UNIT_BYTES_PER_SEC,
+	PN_UNIT_PAGES_PER_SEC,
+	PN_UNIT_RATIO
+};
 const char *pn_unit_name(enum pn_unit u);
 
 #define PN_MAX_METRICS 32
 
 struct pn_metric {
-	const char *name;	/* static string, e.g. "fault_throughput" */
+	const char *name; /* static string, e.g. "fault_throughput" */
 	enum pn_unit unit;
 	double value;
-	const char *better;	/* "higher", "lower" or NULL (informational) */
+	const char *better; /* "higher", "lower" or NULL (informational) */
 };
 
 /* What a workload reports.  Placement counts are page-exact, verified with
@@ -55,16 +62,16 @@ struct pn_metric {
 struct pn_wl_result {
 	struct pn_metric metrics[PN_MAX_METRICS];
 	size_t nmetrics;
-	uint64_t placed_pages[PN_MAX_NODES];	/* verified pages per node id */
-	uint64_t intended_pages;	/* pages on the nodes the policy asked for */
-	uint64_t misplaced_pages;	/* pages elsewhere (fallback or leak) */
-	uint64_t unverified_pages;	/* move_pages could not tell (-ENOENT, -EFAULT) */
-	uint64_t explicit_pages;	/* pages this workload requested explicitly */
-	bool verified;			/* placement was checked */
-	char note[256];			/* short human note, e.g. why a fallback happened */
+	uint64_t placed_pages[PN_MAX_NODES]; /* verified pages per node id */
+	uint64_t intended_pages;	     /* pages on the nodes the policy asked for */
+	uint64_t misplaced_pages;	     /* pages elsewhere (fallback or leak) */
+	uint64_t unverified_pages;	     /* move_pages could not tell (-ENOENT, -EFAULT) */
+	uint64_t explicit_pages;	     /* pages this workload requested explicitly */
+	bool verified;			     /* placement was checked */
+	char note[256];			     /* short human note, e.g. why a fallback happened */
 };
-void pn_wl_metric(struct pn_wl_result *r, const char *name, enum pn_unit unit,
-		  double value, const char *better);
+void pn_wl_metric(struct pn_wl_result *r, const char *name, enum pn_unit unit, double value,
+		  const char *better);
 
 struct pn_wl {
 	const struct pn_workload *ops;
@@ -72,11 +79,11 @@ struct pn_wl {
 	const struct pn_roles *roles;
 	const struct pn_topology *topo;
 	struct pn_wl_result result;
-	bool background;	/* runs beside the phase's foreground workloads */
-	volatile sig_atomic_t *stop;	/* set by the runner when a background workload must end */
-	double max_mem_share;	/* suite limit (config limits.max_mem_share): a workload never
-				 * takes more than this share of MemAvailable; 0 = none */
-	void *priv;		/* the workload's own state */
+	bool background;	     /* runs beside the phase's foreground workloads */
+	volatile sig_atomic_t *stop; /* set by the runner when a background workload must end */
+	double max_mem_share;	     /* suite limit (config limits.max_mem_share): a workload never
+				      * takes more than this share of MemAvailable; 0 = none */
+	void *priv;		     /* the workload's own state */
 };
 
 /* Long loops poll this: a signal or the runner asked the workload to stop. */
@@ -88,16 +95,16 @@ static inline bool pn_wl_should_stop(const struct pn_wl *w)
 struct pn_workload {
 	const char *name;
 	const char *summary;
-	const struct pn_opt *opts;	/* terminated by {NULL} */
+	const struct pn_opt *opts; /* terminated by {NULL} */
 	/* 0 if it can run here, else -errno and a reason in why. */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);
-	int (*setup)(struct pn_wl *w);		/* may be NULL */
+	int (*setup)(struct pn_wl *w); /* may be NULL */
 	/* Polls pn_wl_should_stop().  Memory the workload allocated stays
 	 * mapped when run() returns: the runner snapshots node counters
 	 * between run() and teardown(), so explicit pages are still there to
 	 * explain the node's growth. */
 	int (*run)(struct pn_wl *w);
-	void (*teardown)(struct pn_wl *w);	/* may be NULL; unmaps, frees priv */
+	void (*teardown)(struct pn_wl *w); /* may be NULL; unmaps, frees priv */
 };
 
 /* Generated registry (build/gen/registry.c). */

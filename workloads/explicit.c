@@ -35,7 +35,10 @@ static const char *const policy_names[] = {
 };
 
 static const int policy_modes[] = {
-	MPOL_BIND, MPOL_PREFERRED, MPOL_PREFERRED_MANY, MPOL_INTERLEAVE,
+	MPOL_BIND,
+	MPOL_PREFERRED,
+	MPOL_PREFERRED_MANY,
+	MPOL_INTERLEAVE,
 };
 
 static const struct pn_opt explicit_opts[] = {
@@ -59,16 +62,17 @@ struct explicit_priv {
 	enum policy policy;
 	bool touch, verify;
 	size_t nchunks, nmapped;
-	void **addr;		/* nchunks mappings, NULL when not mapped */
+	void **addr; /* nchunks mappings, NULL when not mapped */
 	size_t *len;
-	double *lat_ns;		/* per completed chunk */
+	double *lat_ns; /* per completed chunk */
 	unsigned long mask[PN_MAX_NODES / (8 * sizeof(unsigned long))];
 };
 
 static int explicit_supported(const struct pn_env *env, char *why, size_t whylen)
 {
 	if (numa_available() < 0) {
-		snprintf(why, whylen, "NUMA is not available here (numa_available() < 0: "
+		snprintf(why, whylen,
+			 "NUMA is not available here (numa_available() < 0: "
 			 "kernel without CONFIG_NUMA, or memory policy calls are blocked)");
 		return -EOPNOTSUPP;
 	}
@@ -89,8 +93,10 @@ static int parse_policy(const char *s, enum policy *p)
 			return 0;
 		}
 	}
-	return pn_error(-EINVAL, "workload explicit: policy \"%s\" is not one of bind, "
-			"preferred, preferred_many, interleave", s);
+	return pn_error(-EINVAL,
+			"workload explicit: policy \"%s\" is not one of bind, "
+			"preferred, preferred_many, interleave",
+			s);
 }
 
 /* Check the node set against the topology: every node must exist. */
@@ -100,22 +106,23 @@ static int check_nodes(const struct pn_wl *w, const struct explicit_priv *p)
 	int n;
 
 	if (!w->topo)
-		return 0;	/* mbind() will tell */
+		return 0; /* mbind() will tell */
 	if (pn_nodeset_format(&w->topo->online, online, sizeof(online)))
 		snprintf(online, sizeof(online), "(too many to list)");
-	pn_nodeset_for_each(n, &p->nodes) {
+	pn_nodeset_for_each (n, &p->nodes) {
 		const struct pn_node_info *ni = pn_topology_node(w->topo, n);
 
 		if (!ni)
-			return pn_error(-EINVAL, "workload explicit: nodes \"%s\": node %d does not "
-					"exist on this machine (online nodes: %s)", p->nodes_str, n,
-					online);
+			return pn_error(-EINVAL,
+					"workload explicit: nodes \"%s\": node %d does not "
+					"exist on this machine (online nodes: %s)",
+					p->nodes_str, n, online);
 		/* The kernel drops memoryless nodes from a multi-node policy
 		 * without a word; say so rather than measure something else. */
-		if (!ni->has_memory && !ni->has_private_memory &&
-		    pn_nodeset_count(&p->nodes) > 1)
+		if (!ni->has_memory && !ni->has_private_memory && pn_nodeset_count(&p->nodes) > 1)
 			pn_warn("workload explicit: node %d has no memory; the kernel ignores it "
-				"in the %s policy", n, pn_param_str(&w->params, "policy"));
+				"in the %s policy",
+				n, pn_param_str(&w->params, "policy"));
 	}
 	return 0;
 }
@@ -148,27 +155,32 @@ static int explicit_setup(struct pn_wl *w)
 	if (!p->size_bytes || !p->chunk_bytes)
 		return pn_error(-EINVAL, "workload explicit: size and chunk must be non-zero");
 	if (p->chunk_bytes % p->page_bytes)
-		return pn_error(-EINVAL, "workload explicit: chunk %llu bytes is not a multiple "
+		return pn_error(-EINVAL,
+				"workload explicit: chunk %llu bytes is not a multiple "
 				"of the page size (%zu bytes)",
 				(unsigned long long)p->chunk_bytes, p->page_bytes);
 	if (p->chunk_bytes > p->size_bytes)
-		return pn_error(-EINVAL, "workload explicit: chunk (%llu bytes) is larger than "
-				"size (%llu bytes)", (unsigned long long)p->chunk_bytes,
+		return pn_error(-EINVAL,
+				"workload explicit: chunk (%llu bytes) is larger than "
+				"size (%llu bytes)",
+				(unsigned long long)p->chunk_bytes,
 				(unsigned long long)p->size_bytes);
 	/* Whole pages only. */
 	p->size_bytes = (p->size_bytes + p->page_bytes - 1) / p->page_bytes * p->page_bytes;
 
 	ret = pn_param_nodes(&w->params, "nodes", w->roles, &p->nodes);
 	if (ret)
-		return pn_error(ret, "workload explicit: nodes \"%s\" resolves to no node%s",
-				p->nodes_str, !strcmp(p->nodes_str, "private") ?
-				" (the config names no private nodes and the kernel reports none)"
+		return pn_error(
+			ret, "workload explicit: nodes \"%s\" resolves to no node%s", p->nodes_str,
+			!strcmp(p->nodes_str, "private")
+				? " (the config names no private nodes and the kernel reports none)"
 				: "");
 	ret = check_nodes(w, p);
 	if (ret)
 		return ret;
 	if (p->policy == POL_PREFERRED_MANY && !numa_has_preferred_many())
-		return pn_error(-EOPNOTSUPP, "workload explicit: policy preferred_many needs "
+		return pn_error(-EOPNOTSUPP,
+				"workload explicit: policy preferred_many needs "
 				"MPOL_PREFERRED_MANY (Linux 5.15+), which this kernel lacks");
 
 	ret = pn_mem_guard(p->size_bytes, share, "workload explicit: size");
@@ -176,8 +188,9 @@ static int explicit_setup(struct pn_wl *w)
 		return ret;
 
 	/* preferred names one node: the first of the set. */
-	pn_nodeset_for_each(n, &p->nodes) {
-		p->mask[n / (8 * sizeof(unsigned long))] |= 1UL << (n % (8 * sizeof(unsigned long)));
+	pn_nodeset_for_each (n, &p->nodes) {
+		p->mask[n / (8 * sizeof(unsigned long))] |= 1UL
+							    << (n % (8 * sizeof(unsigned long)));
 		if (p->policy == POL_PREFERRED)
 			break;
 	}
@@ -190,15 +203,14 @@ static int explicit_setup(struct pn_wl *w)
 }
 
 /* A hint for an mbind() failure, from what the topology knows of the nodes. */
-static void mbind_hint(const struct pn_wl *w, const struct explicit_priv *p, char *buf,
-		       size_t len)
+static void mbind_hint(const struct pn_wl *w, const struct explicit_priv *p, char *buf, size_t len)
 {
 	int n;
 
 	buf[0] = '\0';
 	if (!w->topo)
 		return;
-	pn_nodeset_for_each(n, &p->nodes) {
+	pn_nodeset_for_each (n, &p->nodes) {
 		const struct pn_node_info *ni = pn_topology_node(w->topo, n);
 
 		if (!ni) {
@@ -206,8 +218,10 @@ static void mbind_hint(const struct pn_wl *w, const struct explicit_priv *p, cha
 			return;
 		}
 		if (ni->has_private_memory && !ni->has_memory) {
-			snprintf(buf, len, "; node %d is a private memory node: the kernel refuses "
-				 "policies on it unless the caller opted in", n);
+			snprintf(buf, len,
+				 "; node %d is a private memory node: the kernel refuses "
+				 "policies on it unless the caller opted in",
+				 n);
 			return;
 		}
 		if (!ni->has_memory) {
@@ -221,7 +235,7 @@ static int map_chunk(struct pn_wl *w, struct explicit_priv *p, size_t i)
 {
 	uint64_t off = (uint64_t)i * p->chunk_bytes;
 	size_t len = (size_t)(p->size_bytes - off < p->chunk_bytes ? p->size_bytes - off
-							     : p->chunk_bytes);
+								   : p->chunk_bytes);
 	char hint[160];
 	void *a;
 
@@ -234,9 +248,10 @@ static int map_chunk(struct pn_wl *w, struct explicit_priv *p, size_t i)
 
 		munmap(a, len);
 		mbind_hint(w, p, hint, sizeof(hint));
-		return pn_error(-err, "workload explicit: mbind(policy %s, nodes %s) failed: %s "
-				"(errno %d)%s", policy_names[p->policy], p->nodes_str,
-				strerror(err), err, hint);
+		return pn_error(-err,
+				"workload explicit: mbind(policy %s, nodes %s) failed: %s "
+				"(errno %d)%s",
+				policy_names[p->policy], p->nodes_str, strerror(err), err, hint);
 	}
 	p->addr[i] = a;
 	p->len[i] = len;
@@ -251,8 +266,8 @@ static int map_chunk(struct pn_wl *w, struct explicit_priv *p, size_t i)
 }
 
 /* Append "; "-separated text to the result note (truncated if long). */
-__attribute__((format(printf, 2, 3)))
-static void add_note(struct pn_wl_result *r, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void add_note(struct pn_wl_result *r, const char *fmt,
+							   ...)
 {
 	size_t used = strlen(r->note);
 	va_list ap;
@@ -321,12 +336,17 @@ static int explicit_run(struct pn_wl *w)
 	if (r->misplaced_pages)
 		add_note(r, "policy %s: %llu of %llu verified page(s) outside nodes %s%s",
 			 policy_names[p->policy], (unsigned long long)r->misplaced_pages,
-			 (unsigned long long)r->intended_pages + (unsigned long long)r->misplaced_pages,
-			 p->nodes_str, p->policy == POL_PREFERRED || p->policy ==
-			 POL_PREFERRED_MANY ? " (preferred falls back when the node is full)" : "");
+			 (unsigned long long)r->intended_pages +
+				 (unsigned long long)r->misplaced_pages,
+			 p->nodes_str,
+			 p->policy == POL_PREFERRED || p->policy == POL_PREFERRED_MANY
+				 ? " (preferred falls back when the node is full)"
+				 : "");
 	if (!p->touch)
-		add_note(r, "touch=false: %llu page(s) were never faulted in, placement "
-			 "unverified", (unsigned long long)r->explicit_pages);
+		add_note(r,
+			 "touch=false: %llu page(s) were never faulted in, placement "
+			 "unverified",
+			 (unsigned long long)r->explicit_pages);
 	if (done < p->nchunks && !ret) {
 		add_note(r, "stopped after %zu of %zu chunks", done, p->nchunks);
 		/* A signal is an interrupted run; the runner ending a background

@@ -20,7 +20,7 @@
 #include "collector.h"
 #include "pn.h"
 
-#define KB(x) ((int64_t)(x) * 1024)
+#define KB(x) ((int64_t)(x)*1024)
 
 static void use_tree(const char *name)
 {
@@ -30,7 +30,8 @@ static void use_tree(const char *name)
 	snprintf(p, sizeof(p), "%s/%s", d ? d : "tests/fixtures", name);
 	if (access(p, R_OK)) {
 		print_error("fixture tree %s missing (run from the repository root or set "
-			    "PN_FIXTURES)\n", p);
+			    "PN_FIXTURES)\n",
+			    p);
 		fail();
 	}
 	pn_sysroot_set(p);

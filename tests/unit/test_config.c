@@ -33,11 +33,11 @@ static char srcdir[PATH_MAX];
 /* ---- helpers ---- */
 
 /* snprintf that fails the test instead of truncating */
-#define fmt(buf, ...)									\
-	do {										\
-		int n_ = snprintf((buf), sizeof(buf), __VA_ARGS__);			\
-		if (n_ < 0 || (size_t)n_ >= sizeof(buf))				\
-			fail_msg("path or message too long for %s", #buf);		\
+#define fmt(buf, ...)                                                                              \
+	do {                                                                                       \
+		int n_ = snprintf((buf), sizeof(buf), __VA_ARGS__);                                \
+		if (n_ < 0 || (size_t)n_ >= sizeof(buf))                                           \
+			fail_msg("path or message too long for %s", #buf);                         \
 	} while (0)
 
 static char captured[16384];
@@ -89,7 +89,8 @@ static bool have_registry(void)
 
 	for (size_t i = 0; i < PN_ARRAY_SIZE(opts); i++) {
 		if (!wl_has_opt("explicit", opts[i])) {
-			print_message("skip: this build has no workload \"explicit\" with option \"%s\"\n",
+			print_message("skip: this build has no workload \"explicit\" with option "
+				      "\"%s\"\n",
 				      opts[i]);
 			return false;
 		}
@@ -103,12 +104,12 @@ static bool have_registry(void)
 	return true;
 }
 
-#define NEED_REGISTRY()			\
-	do {				\
-		if (!have_registry()) {	\
-			skip();		\
-			return;		\
-		}			\
+#define NEED_REGISTRY()                                                                            \
+	do {                                                                                       \
+		if (!have_registry()) {                                                            \
+			skip();                                                                    \
+			return;                                                                    \
+		}                                                                                  \
 	} while (0)
 
 static int parse(const char *json, struct pn_config_set *cs, const char **msg)
@@ -189,7 +190,8 @@ static const char *nodes_fmt(const struct pn_nodeset *s)
 	return buf;
 }
 
-#define MINIMAL_PHASES "\"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\"}]}]"
+#define MINIMAL_PHASES                                                                             \
+	"\"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\"}]}]"
 
 /* ---- tests ---- */
 
@@ -221,7 +223,8 @@ static void test_minimal_defaults(void **state)
 	assert_string_equal(c->phases[0].wl[0].jpath, "$.phases[0].workloads[0]");
 	/* params canonical with every option present */
 	for (const struct pn_opt *o = c->phases[0].wl[0].ops->opts; o && o->name; o++)
-		assert_non_null(cJSON_GetObjectItemCaseSensitive(c->phases[0].wl[0].params, o->name));
+		assert_non_null(
+			cJSON_GetObjectItemCaseSensitive(c->phases[0].wl[0].params, o->name));
 	assert_int_equal(c->nbackground, 0);
 	assert_null(c->matrix_point);
 	assert_non_null(c->resolved);
@@ -244,9 +247,11 @@ static void test_full_config(void **state)
 		" \"nodes\": {\"private\": [2, 5], \"dram\": \"0\"},"
 		" \"iterations\": 7,"
 		" \"collectors\": {\"interval\": \"1s\", \"enabled\": [\"vmstat\","
-		"   {\"name\": \"zoneinfo\", \"interval\": 50, \"params\": {}}, {\"name\": \"nodestat\"}]},"
+		"   {\"name\": \"zoneinfo\", \"interval\": 50, \"params\": {}}, {\"name\": "
+		"\"nodestat\"}]},"
 		" \"phases\": [{\"name\": \"one\", \"workloads\": [{\"workload\": \"explicit\","
-		"   \"params\": {\"size\": \"2M\", \"policy\": \"preferred\", \"nodes\": \"dram\"}}]},"
+		"   \"params\": {\"size\": \"2M\", \"policy\": \"preferred\", \"nodes\": "
+		"\"dram\"}}]},"
 		"   {\"name\": \"idle\", \"workloads\": []}],"
 		" \"background\": [{\"workload\": \"explicit\", \"params\": {\"size\": 8192}}],"
 		" \"thresholds\": {\"general_pages\": 16, \"misplaced_pages\": 0},"
@@ -270,7 +275,7 @@ static void test_full_config(void **state)
 	assert_int_equal(c->interval_ms, 1000);
 	assert_int_equal(c->ncoll, 3);
 	assert_string_equal(c->coll[0].ops->name, "vmstat");
-	assert_int_equal(c->coll[0].interval_ms, 1000);	/* inherits the default */
+	assert_int_equal(c->coll[0].interval_ms, 1000); /* inherits the default */
 	assert_string_equal(c->coll[1].ops->name, "zoneinfo");
 	assert_int_equal(c->coll[1].interval_ms, 50);
 	assert_string_equal(c->coll[2].ops->name, "nodestat");
@@ -328,7 +333,8 @@ static void test_nodes(void **state)
 	parse_err("{\"name\": \"n\", \"nodes\": {\"private\": [1024]}, " MINIMAL_PHASES "}",
 		  "$.nodes.private[0]: 1024 is out of range [0, 1023]");
 	parse_err("{\"name\": \"n\", \"nodes\": {\"dram\": true}, " MINIMAL_PHASES "}",
-		  "$.nodes.dram: must be \"auto\", a node list string or an array of node ids, not a boolean");
+		  "$.nodes.dram: must be \"auto\", a node list string or an array of node ids, not "
+		  "a boolean");
 	parse_err("{\"name\": \"n\", \"nodes\": {\"privat\": \"1\"}, " MINIMAL_PHASES "}",
 		  "$.nodes.privat: unknown key (valid keys here: private, dram)");
 	parse_err("{\"name\": \"n\", \"nodes\": \"auto\", " MINIMAL_PHASES "}",
@@ -337,13 +343,19 @@ static void test_nodes(void **state)
 
 static void test_matrix_order_and_points(void **state)
 {
-	static const char json[] =
-		"{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\","
-		" \"params\": {\"size\": [\"16M\", 33554432], \"policy\": [\"bind\", \"preferred\"],"
-		" \"nodes\": \"private\"}}]}]}";
-	static const struct { double size; const char *policy; } want[] = {
-		{ 16 << 20, "bind" }, { 16 << 20, "preferred" },
-		{ 32 << 20, "bind" }, { 32 << 20, "preferred" },
+	static const char json[] = "{\"name\": \"m\", \"phases\": [{\"name\": \"a\", "
+				   "\"workloads\": [{\"workload\": \"explicit\","
+				   " \"params\": {\"size\": [\"16M\", 33554432], \"policy\": "
+				   "[\"bind\", \"preferred\"],"
+				   " \"nodes\": \"private\"}}]}]}";
+	static const struct {
+		double size;
+		const char *policy;
+	} want[] = {
+		{ 16 << 20, "bind" },
+		{ 16 << 20, "preferred" },
+		{ 32 << 20, "bind" },
+		{ 32 << 20, "preferred" },
 	};
 	struct pn_config_set cs;
 
@@ -361,7 +373,7 @@ static void test_matrix_order_and_points(void **state)
 		assert_string_equal(jstr(c->phases[0].wl[0].params, "policy"), want[i].policy);
 		assert_true(jnum(c->resolved, "phases.0.workloads.0.params.size") == want[i].size);
 		assert_non_null(mp);
-		cJSON_ArrayForEach(v, mp)
+		cJSON_ArrayForEach (v, mp)
 			nkeys++;
 		assert_int_equal(nkeys, 2);
 		v = cJSON_GetObjectItemCaseSensitive(mp, "$.phases[0].workloads[0].params.policy");
@@ -390,7 +402,8 @@ static void test_matrix_across_entries(void **state)
 		"   \"params\": {\"size\": [\"1M\", \"2M\", \"3M\"]}}]},"
 		"  {\"name\": \"b\", \"workloads\": [{\"workload\": \"explicit\","
 		"   \"params\": {\"policy\": [\"bind\", \"preferred\"]}}]}],"
-		" \"background\": [{\"workload\": \"explicit\", \"params\": {\"size\": [\"4M\", \"5M\"]}}]}";
+		" \"background\": [{\"workload\": \"explicit\", \"params\": {\"size\": [\"4M\", "
+		"\"5M\"]}}]}";
 	struct pn_config_set cs;
 
 	(void)state;
@@ -415,23 +428,30 @@ static void test_matrix_errors(void **state)
 
 	(void)state;
 	NEED_REGISTRY();
-	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\","
+	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		  "\"explicit\","
 		  " \"params\": {\"size\": []}}]}]}",
-		  "$.phases[0].workloads[0].params.size: empty array (an array in params means one matrix point per element)");
-	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\","
+		  "$.phases[0].workloads[0].params.size: empty array (an array in params means one "
+		  "matrix point per element)");
+	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		  "\"explicit\","
 		  " \"params\": {\"size\": [\"1M\", [\"2M\"]]}}]}]}",
 		  "$.phases[0].workloads[0].params.size[1]: nested array");
-	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\","
+	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		  "\"explicit\","
 		  " \"params\": {\"policy\": [\"bind\", \"nope\"]}}]}]}",
 		  "$.phases[0].workloads[0].params.policy[1]: \"nope\" is not one of: bind");
-	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\","
+	parse_err("{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		  "\"explicit\","
 		  " \"params\": {\"nodes\": [0, 1]}}]}]}",
 		  "$.phases[0].workloads[0].params.nodes[0]: node lists are strings: write \"0\"");
 	/* exactly at the cap is fine, one more axis element is not */
-	off = (size_t)snprintf(json, sizeof(json), "{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [");
+	off = (size_t)snprintf(json, sizeof(json),
+			       "{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [");
 	for (int w = 0; w < 10; w++)
 		off += (size_t)snprintf(json + off, sizeof(json) - off,
-					"%s{\"workload\": \"explicit\", \"params\": {\"policy\": [\"bind\", \"preferred\"]}}",
+					"%s{\"workload\": \"explicit\", \"params\": {\"policy\": "
+					"[\"bind\", \"preferred\"]}}",
 					w ? "," : "");
 	snprintf(json + off, sizeof(json) - off, "]}]}");
 	{
@@ -441,23 +461,29 @@ static void test_matrix_errors(void **state)
 		assert_int_equal(cs.n, PN_CONFIG_MAX_POINTS);
 		pn_config_set_free(&cs);
 	}
-	off = (size_t)snprintf(json, sizeof(json), "{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [");
+	off = (size_t)snprintf(json, sizeof(json),
+			       "{\"name\": \"m\", \"phases\": [{\"name\": \"a\", \"workloads\": [");
 	for (int w = 0; w < 11; w++)
 		off += (size_t)snprintf(json + off, sizeof(json) - off,
-					"%s{\"workload\": \"explicit\", \"params\": {\"policy\": [\"bind\", \"preferred\"]}}",
+					"%s{\"workload\": \"explicit\", \"params\": {\"policy\": "
+					"[\"bind\", \"preferred\"]}}",
 					w ? "," : "");
 	snprintf(json + off, sizeof(json) - off, "]}]}");
-	parse_err(json, "$: the matrix expands to 2048 points, more than the limit of 1024 (PN_CONFIG_MAX_POINTS): "
-		  "$.phases[0].workloads[0].params.policy has 2, ");
+	parse_err(json, "$: the matrix expands to 2048 points, more than the limit of 1024 "
+			"(PN_CONFIG_MAX_POINTS): "
+			"$.phases[0].workloads[0].params.policy has 2, ");
 }
 
 static void test_resolved_round_trip(void **state)
 {
 	static const char json[] =
-		"{\"name\": \"rt\", \"nodes\": {\"private\": \"3,1-2\", \"dram\": [0]}, \"iterations\": 2,"
-		" \"collectors\": {\"interval\": \"2s\", \"enabled\": [\"nodestat\", {\"name\": \"vmstat\", \"interval\": \"100ms\"}]},"
+		"{\"name\": \"rt\", \"nodes\": {\"private\": \"3,1-2\", \"dram\": [0]}, "
+		"\"iterations\": 2,"
+		" \"collectors\": {\"interval\": \"2s\", \"enabled\": [\"nodestat\", {\"name\": "
+		"\"vmstat\", \"interval\": \"100ms\"}]},"
 		" \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\","
-		"   \"params\": {\"size\": [\"1M\", \"1G\"], \"policy\": [\"bind\", \"preferred\"]}}]}],"
+		"   \"params\": {\"size\": [\"1M\", \"1G\"], \"policy\": [\"bind\", "
+		"\"preferred\"]}}]}],"
 		" \"thresholds\": {\"misplaced_pages\": 5}}";
 	struct pn_config_set cs;
 
@@ -487,23 +513,27 @@ static void test_collectors(void **state)
 {
 	(void)state;
 	NEED_REGISTRY();
-	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [\"vmstat\", {\"name\": \"vmstat\"}]}, "
-		  MINIMAL_PHASES "}",
-		  "$.collectors.enabled[1]: collector \"vmstat\" is enabled twice (also $.collectors.enabled[0])");
-	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"interval\": \"1s\"}]}, " MINIMAL_PHASES "}",
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [\"vmstat\", {\"name\": "
+		  "\"vmstat\"}]}, " MINIMAL_PHASES "}",
+		  "$.collectors.enabled[1]: collector \"vmstat\" is enabled twice (also "
+		  "$.collectors.enabled[0])");
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"interval\": "
+		  "\"1s\"}]}, " MINIMAL_PHASES "}",
 		  "$.collectors.enabled[0].name: required");
-	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"name\": \"vmstat\", \"every\": 1}]}, "
-		  MINIMAL_PHASES "}",
-		  "$.collectors.enabled[0].every: unknown key (valid keys here: name, interval, params)");
-	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"name\": \"vmstat\", \"interval\": 0}]}, "
-		  MINIMAL_PHASES "}",
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"name\": \"vmstat\", "
+		  "\"every\": 1}]}, " MINIMAL_PHASES "}",
+		  "$.collectors.enabled[0].every: unknown key (valid keys here: name, interval, "
+		  "params)");
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"name\": \"vmstat\", "
+		  "\"interval\": 0}]}, " MINIMAL_PHASES "}",
 		  "$.collectors.enabled[0].interval: 0 ms is out of range [1, 3600000] ms");
 	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [7]}, " MINIMAL_PHASES "}",
 		  "$.collectors.enabled[0]: must be a collector name or");
-	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": \"vmstat\"}, " MINIMAL_PHASES "}",
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": \"vmstat\"}, " MINIMAL_PHASES
+		  "}",
 		  "$.collectors.enabled: must be an array of collector names, not a string");
-	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [\"vmstat\"], \"params\": {}}, "
-		  MINIMAL_PHASES "}",
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [\"vmstat\"], \"params\": "
+		  "{}}, " MINIMAL_PHASES "}",
 		  "$.collectors.params: unknown key (valid keys here: interval, enabled)");
 }
 
@@ -524,17 +554,22 @@ static void test_structure_errors(void **state)
 		  "$.phases[0].workloads: required");
 	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{}]}]}",
 		  "$.phases[0].workloads[0].workload: required");
-	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\", \"param\": {}}]}]}",
-		  "$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params)");
-	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": \"explicit\", \"params\": [1]}]}]}",
+	parse_err(
+		"{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		"\"explicit\", \"param\": {}}]}]}",
+		"$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params)");
+	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		  "\"explicit\", \"params\": [1]}]}]}",
 		  "$.phases[0].workloads[0].params: params must be an object, not an array");
 	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"A\", \"workloads\": []}]}",
 		  "$.phases[0].name: \"A\" is not a valid name");
-	parse_err("{\"name\": \"x\", " MINIMAL_PHASES ", \"background\": [{\"workload\": \"nope\"}]}",
+	parse_err("{\"name\": \"x\", " MINIMAL_PHASES
+		  ", \"background\": [{\"workload\": \"nope\"}]}",
 		  "$.background[0].workload: unknown workload \"nope\" (known: ");
 	parse_err("{\"name\": \"x\", " MINIMAL_PHASES ", \"background\": {}}",
 		  "$.background: must be an array");
-	parse_err("{\"name\": \"x\", " MINIMAL_PHASES ", \"thresholds\": {\"general_pages\": \"0\"}}",
+	parse_err("{\"name\": \"x\", " MINIMAL_PHASES
+		  ", \"thresholds\": {\"general_pages\": \"0\"}}",
 		  "$.thresholds.general_pages: must be an integer page count");
 	parse_err("{\"name\": \"x\", " MINIMAL_PHASES ", \"limits\": {\"max_mem_share\": 0}}",
 		  "$.limits.max_mem_share: 0 is out of range (0, 0.9]");
@@ -555,7 +590,8 @@ static void test_json_errors_line_col(void **state)
 		  "t.json:3:19: invalid JSON at line 3, column 19 (at the end of the line)");
 	parse_err("{\n  \"name\": \"x\",\n  \"iterations\": 2\n  \"phases\": []\n}",
 		  "t.json:4:3: invalid JSON at line 4, column 3, near '\"phases\": []'");
-	parse_err("{\"name\": \"x\"", "t.json:1:13: invalid JSON at line 1, column 13 (unexpected end of file)");
+	parse_err("{\"name\": \"x\"",
+		  "t.json:1:13: invalid JSON at line 1, column 13 (unexpected end of file)");
 	parse_err("\n\n  {\"name\": tru}", "t.json:3:12: invalid JSON");
 	parse_err("{} {}", "t.json:1:4: invalid JSON");
 	parse_err("42", "t.json: $: a config must be a JSON object, not a number");
@@ -621,7 +657,8 @@ static void test_bad_configs(void **state)
 		/* file name then the expected text */
 		fmt(want, "pnbench: error: %s%s", path, sp + 1);
 		if (!strstr(msg, want))
-			fail_msg("%s: error was:\n  %s\nexpected to contain:\n  %s", line, msg, want);
+			fail_msg("%s: error was:\n  %s\nexpected to contain:\n  %s", line, msg,
+				 want);
 		for (const char *m = msg; (m = strstr(m, "pnbench: error:")); m++)
 			nerr++;
 		if (nerr != 1)
@@ -703,7 +740,7 @@ static void find_srcdir(const char *argv0)
 			n = snprintf(srcdir, sizeof(srcdir), "%s/../..", dirname(exe));
 	}
 	if (n < 0 || (size_t)n >= sizeof(srcdir))
-		srcdir[0] = '\0';	/* the tests that need it fail with the path */
+		srcdir[0] = '\0'; /* the tests that need it fail with the path */
 }
 
 int main(int argc, char **argv)

@@ -132,10 +132,16 @@ static int capture_stderr(int (*fn)(struct pn_wl *), struct pn_wl *w, char *buf,
 
 static void test_option_table(void **state)
 {
-	static const struct { const char *name, *def; enum pn_opt_type type; } want[] = {
-		{ "size", "64M", PN_OPT_SIZE }, { "chunk", "2M", PN_OPT_SIZE },
-		{ "nodes", "private", PN_OPT_NODES }, { "policy", "bind", PN_OPT_ENUM },
-		{ "touch", "true", PN_OPT_BOOL }, { "verify", "true", PN_OPT_BOOL },
+	static const struct {
+		const char *name, *def;
+		enum pn_opt_type type;
+	} want[] = {
+		{ "size", "64M", PN_OPT_SIZE },
+		{ "chunk", "2M", PN_OPT_SIZE },
+		{ "nodes", "private", PN_OPT_NODES },
+		{ "policy", "bind", PN_OPT_ENUM },
+		{ "touch", "true", PN_OPT_BOOL },
+		{ "verify", "true", PN_OPT_BOOL },
 		{ "max_mem_share", "0.5", PN_OPT_DOUBLE },
 	};
 
@@ -182,8 +188,10 @@ static void test_bind_node(void **state)
 
 	(void)state;
 	need_nodes(1, ids);
-	snprintf(json, sizeof(json), "{\"size\":\"8M\",\"chunk\":\"1M\",\"nodes\":\"%d\","
-		 "\"policy\":\"bind\"}", ids[0]);
+	snprintf(json, sizeof(json),
+		 "{\"size\":\"8M\",\"chunk\":\"1M\",\"nodes\":\"%d\","
+		 "\"policy\":\"bind\"}",
+		 ids[0]);
 	ctx_init(&c, json, "0", "");
 	r = &c.w.result;
 	before = resident_pages();
@@ -198,8 +206,10 @@ static void test_bind_node(void **state)
 	assert_int_equal(r->unverified_pages, 0);
 	assert_true(metric(r, "alloc_fault_throughput")->value > 0);
 	assert_true(metric(r, "chunk_latency_p50_ns")->value > 0);
-	assert_true(metric(r, "chunk_latency_p99_ns")->value >= metric(r, "chunk_latency_p50_ns")->value);
-	assert_true(metric(r, "chunk_latency_max_ns")->value >= metric(r, "chunk_latency_p99_ns")->value);
+	assert_true(metric(r, "chunk_latency_p99_ns")->value >=
+		    metric(r, "chunk_latency_p50_ns")->value);
+	assert_true(metric(r, "chunk_latency_max_ns")->value >=
+		    metric(r, "chunk_latency_p99_ns")->value);
 	assert_true(metric(r, "pages_total")->value == (double)pages);
 	assert_int_equal(metric(r, "alloc_fault_throughput")->unit, PN_UNIT_BYTES_PER_SEC);
 	assert_int_equal(metric(r, "chunk_latency_p99_ns")->unit, PN_UNIT_NS);
@@ -223,11 +233,15 @@ static void test_preferred_first_node(void **state)
 	need_nodes(1, ids);
 	/* preferred names the first node of the set; with one node it is that one. */
 	if (n >= 2)
-		snprintf(json, sizeof(json), "{\"size\":\"4M\",\"chunk\":\"512K\",\"nodes\":\"%d,%d\","
-			 "\"policy\":\"preferred\"}", ids[0], ids[1]);
+		snprintf(json, sizeof(json),
+			 "{\"size\":\"4M\",\"chunk\":\"512K\",\"nodes\":\"%d,%d\","
+			 "\"policy\":\"preferred\"}",
+			 ids[0], ids[1]);
 	else
-		snprintf(json, sizeof(json), "{\"size\":\"4M\",\"chunk\":\"512K\",\"nodes\":\"%d\","
-			 "\"policy\":\"preferred\"}", ids[0]);
+		snprintf(json, sizeof(json),
+			 "{\"size\":\"4M\",\"chunk\":\"512K\",\"nodes\":\"%d\","
+			 "\"policy\":\"preferred\"}",
+			 ids[0]);
 	ctx_init(&c, json, "0", "");
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
@@ -244,8 +258,10 @@ static void test_preferred_many(void **state)
 
 	(void)state;
 	need_nodes(1, ids);
-	snprintf(json, sizeof(json), "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"%d\","
-		 "\"policy\":\"preferred_many\"}", ids[0]);
+	snprintf(json, sizeof(json),
+		 "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"%d\","
+		 "\"policy\":\"preferred_many\"}",
+		 ids[0]);
 	ctx_init(&c, json, "0", "");
 	if (!numa_has_preferred_many()) {
 		/* Kernel older than 5.15: a clear refusal, not a wrong policy. */
@@ -269,8 +285,10 @@ static void test_interleave_two_nodes(void **state)
 
 	(void)state;
 	need_nodes(2, ids);
-	snprintf(json, sizeof(json), "{\"size\":\"8M\",\"chunk\":\"1M\",\"nodes\":\"%d,%d\","
-		 "\"policy\":\"interleave\"}", ids[0], ids[1]);
+	snprintf(json, sizeof(json),
+		 "{\"size\":\"8M\",\"chunk\":\"1M\",\"nodes\":\"%d,%d\","
+		 "\"policy\":\"interleave\"}",
+		 ids[0], ids[1]);
 	ctx_init(&c, json, "0", "");
 	r = &c.w.result;
 	assert_int_equal(W->setup(&c.w), 0);
@@ -346,11 +364,11 @@ static void test_mem_guard_refuses(void **state)
 static void test_bad_params(void **state)
 {
 	static const char *const bad[] = {
-		"{\"size\":\"1M\",\"chunk\":\"6K\"}",		/* not whole pages */
-		"{\"size\":\"1M\",\"chunk\":\"2M\"}",		/* chunk > size */
-		"{\"size\":\"1M\",\"chunk\":\"1M\",\"max_mem_share\":0}",
+		"{\"size\":\"1M\",\"chunk\":\"6K\"}", /* not whole pages */
+		"{\"size\":\"1M\",\"chunk\":\"2M\"}", /* chunk > size */
 	};
 	struct ctx c;
+	cJSON *in, *out = NULL;
 
 	(void)state;
 	if (psz != 4096) {
@@ -362,6 +380,25 @@ static void test_bad_params(void **state)
 		assert_int_equal(W->setup(&c.w), -EINVAL);
 		ctx_fini(&c);
 	}
+	/* A share of 0 is refused when the config is read, before any setup. */
+	in = cJSON_Parse("{\"max_mem_share\":0}");
+	assert_non_null(in);
+	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &out), -EINVAL);
+	assert_null(out);
+	cJSON_Delete(in);
+}
+
+/* The suite's limit (limits.max_mem_share) bounds the workload's own share. */
+static void test_suite_limit_bounds_share(void **state)
+{
+	struct ctx c;
+
+	(void)state;
+	ctx_init(&c, "{\"size\":\"1G\",\"chunk\":\"1M\",\"nodes\":\"0\",\"max_mem_share\":0.9}",
+		 "0", "");
+	c.w.max_mem_share = 0.00001; /* a few hundred KiB of any real machine */
+	assert_int_equal(W->setup(&c.w), -ENOMEM);
+	ctx_fini(&c);
 }
 
 static void test_no_touch_is_unverified(void **state)
@@ -372,8 +409,7 @@ static void test_no_touch_is_unverified(void **state)
 
 	(void)state;
 	need_nodes(1, ids);
-	ctx_init(&c, "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"0\",\"touch\":false}", "0",
-		 "");
+	ctx_init(&c, "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"0\",\"touch\":false}", "0", "");
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
 	assert_true(c.w.result.verified);
@@ -425,6 +461,7 @@ int main(void)
 		cmocka_unit_test(test_default_nodes_need_private_role),
 		cmocka_unit_test(test_mem_guard_refuses),
 		cmocka_unit_test(test_bad_params),
+		cmocka_unit_test(test_suite_limit_bounds_share),
 		cmocka_unit_test(test_no_touch_is_unverified),
 		cmocka_unit_test(test_stop),
 	};

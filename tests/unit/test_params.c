@@ -73,8 +73,7 @@ static const char *capture_end(void)
 }
 
 /* Resolve a JSON text against a table; on failure return the message. */
-static int resolve_text(const struct pn_opt *table, const char *json, cJSON **out,
-			const char **msg)
+static int resolve_text(const struct pn_opt *table, const char *json, cJSON **out, const char **msg)
 {
 	cJSON *in = json ? cJSON_Parse(json) : NULL;
 	int ret;
@@ -139,7 +138,7 @@ static void test_defaults_filled(void **state)
 
 	(void)state;
 	/* every option present, in table order, nothing else */
-	cJSON_ArrayForEach(it, o) {
+	cJSON_ArrayForEach (it, o) {
 		assert_non_null(opts[i].name);
 		assert_string_equal(it->string, opts[i].name);
 		i++;
@@ -164,9 +163,10 @@ static void test_defaults_filled(void **state)
 
 static void test_values_canonical(void **state)
 {
-	cJSON *o = expect_ok(opts, "{\"size\": \"1G\", \"chunk\": 8192, \"policy\": \"interleave\","
-				   " \"touch\": false, \"threads\": 8, \"ratio\": 0.5,"
-				   " \"period\": \"2s\", \"label\": \"x y\", \"nodes\": \"5,0-2,3\"}");
+	cJSON *o =
+		expect_ok(opts, "{\"size\": \"1G\", \"chunk\": 8192, \"policy\": \"interleave\","
+				" \"touch\": false, \"threads\": 8, \"ratio\": 0.5,"
+				" \"period\": \"2s\", \"label\": \"x y\", \"nodes\": \"5,0-2,3\"}");
 
 	(void)state;
 	assert_true(num(o, "size") == 1073741824.0);
@@ -177,11 +177,11 @@ static void test_values_canonical(void **state)
 	assert_true(num(o, "ratio") == 0.5);
 	assert_true(num(o, "period") == 2000);
 	assert_string_equal(str(o, "label"), "x y");
-	assert_string_equal(str(o, "nodes"), "0-3,5");	/* normalised */
+	assert_string_equal(str(o, "nodes"), "0-3,5"); /* normalised */
 	cJSON_Delete(o);
 
 	o = expect_ok(opts, "{\"period\": 250, \"size\": \"64KiB\", \"nodes\": \"all\"}");
-	assert_true(num(o, "period") == 250);		/* bare number = ms */
+	assert_true(num(o, "period") == 250); /* bare number = ms */
 	assert_true(num(o, "size") == 65536);
 	assert_string_equal(str(o, "nodes"), "all");
 	cJSON_Delete(o);
@@ -210,14 +210,16 @@ static void test_bad_size(void **state)
 	expect_error(opts, "{\"size\": 4096.5}", "params.size: 4096.5 is not a size");
 	expect_error(opts, "{\"size\": true}", "params.size: must be a size");
 	expect_error(opts, "{\"size\": 1024}", "params.size: 1024 bytes is out of range [4096,");
-	expect_error(opts, "{\"size\": \"2T\"}", "params.size: 2199023255552 bytes is out of range");
+	expect_error(opts, "{\"size\": \"2T\"}",
+		     "params.size: 2199023255552 bytes is out of range");
 }
 
 static void test_bad_duration(void **state)
 {
 	(void)state;
 	expect_error(opts, "{\"period\": \"5x\"}", "params.period: \"5x\" is not a duration");
-	expect_error(opts, "{\"period\": \"2h\"}", "params.period: 7200000 ms is out of range [1, 60000] ms");
+	expect_error(opts, "{\"period\": \"2h\"}",
+		     "params.period: 7200000 ms is out of range [1, 60000] ms");
 	expect_error(opts, "{\"period\": -1}", "params.period: -1 is not a duration");
 	expect_error(opts, "{\"period\": {}}", "params.period: must be a duration");
 }
@@ -227,18 +229,21 @@ static void test_bad_enum_lists_choices(void **state)
 	(void)state;
 	expect_error(opts, "{\"policy\": \"bnid\"}",
 		     "params.policy: \"bnid\" is not one of: bind, preferred, interleave");
-	expect_error(opts, "{\"policy\": 1}", "params.policy: must be one of bind, preferred, interleave");
+	expect_error(opts, "{\"policy\": 1}",
+		     "params.policy: must be one of bind, preferred, interleave");
 }
 
 static void test_bad_scalars(void **state)
 {
 	(void)state;
-	expect_error(opts, "{\"touch\": \"yes\"}", "params.touch: must be true or false, not a string");
+	expect_error(opts, "{\"touch\": \"yes\"}",
+		     "params.touch: must be true or false, not a string");
 	expect_error(opts, "{\"touch\": 1}", "params.touch: must be true or false, not a number");
 	expect_error(opts, "{\"threads\": 0}", "params.threads: 0 is out of range [1, 64]");
 	expect_error(opts, "{\"threads\": 65}", "params.threads: 65 is out of range [1, 64]");
 	expect_error(opts, "{\"threads\": 2.5}", "params.threads: 2.5 is not an integer");
-	expect_error(opts, "{\"threads\": \"4\"}", "params.threads: must be an integer, not a string");
+	expect_error(opts, "{\"threads\": \"4\"}",
+		     "params.threads: must be an integer, not a string");
 	expect_error(opts, "{\"ratio\": 1.5}", "params.ratio: 1.5 is out of range [0, 1]");
 	expect_error(opts, "{\"ratio\": null}", "params.ratio: must be a number, not null");
 	expect_error(opts, "{\"label\": 3}", "params.label: must be a string, not a number");
@@ -255,18 +260,21 @@ static void test_bad_nodes(void **state)
 	expect_error(opts, "{\"nodes\": 1}", "params.nodes: node lists are strings: write \"1\"");
 	expect_error(opts, "{\"nodes\": 1}", "one matrix point per element");
 	expect_error(opts, "{\"nodes\": [1, 2]}",
-		     "params.nodes: a JSON array in params means one matrix point per element, not a node list");
+		     "params.nodes: a JSON array in params means one matrix point per element, not "
+		     "a node list");
 }
 
 static void test_unknown_option(void **state)
 {
 	(void)state;
 	expect_error(opts, "{\"szie\": \"1M\"}",
-		     "params.szie: unknown option \"szie\"; did you mean \"size\"? valid options: size, chunk, policy, touch, threads, ratio, period, label, nodes");
+		     "params.szie: unknown option \"szie\"; did you mean \"size\"? valid options: "
+		     "size, chunk, policy, touch, threads, ratio, period, label, nodes");
 	/* no suggestion when nothing is close */
 	expect_error(opts, "{\"frobnicate\": 1}",
 		     "params.frobnicate: unknown option \"frobnicate\"; valid options: size,");
-	expect_error(opts_required, "{\"target\": \"1\", \"x\": 1}", "valid options: target, count");
+	expect_error(opts_required, "{\"target\": \"1\", \"x\": 1}",
+		     "valid options: target, count");
 }
 
 static void test_required_and_structure(void **state)
@@ -274,7 +282,8 @@ static void test_required_and_structure(void **state)
 	cJSON *o;
 
 	(void)state;
-	expect_error(opts_required, NULL, "params.target: required option is missing (nodes: target nodes)");
+	expect_error(opts_required, NULL,
+		     "params.target: required option is missing (nodes: target nodes)");
 	expect_error(opts_required, "{\"count\": 1}", "params.target: required option is missing");
 	o = expect_ok(opts_required, "{\"target\": \"dram\"}");
 	assert_true(num(o, "count") == 3);
@@ -296,7 +305,8 @@ static void test_param_check_names_value_path(void **state)
 	msg = capture_end();
 	assert_int_equal(ret, -EINVAL);
 	assert_null(out);
-	assert_non_null(strstr(msg, "pnbench: error: f.json: $.a.params.size[2]: \"7Z\" is not a size"));
+	assert_non_null(
+		strstr(msg, "pnbench: error: f.json: $.a.params.size[2]: \"7Z\" is not a size"));
 	cJSON_Delete(in);
 
 	/* NULL = the default */
@@ -326,15 +336,17 @@ static void test_hostile_text_is_escaped(void **state)
 	cJSON *out;
 
 	(void)state;
-	assert_int_equal(resolve_text(opts, "{\"size\": \"\\u001b[31mred\\n\"}", &out, &msg), -EINVAL);
+	assert_int_equal(resolve_text(opts, "{\"size\": \"\\u001b[31mred\\n\"}", &out, &msg),
+			 -EINVAL);
 	assert_null(strchr(msg, '\x1b'));
 	assert_non_null(strstr(msg, "\\x1b[31mred\\x0a"));
 }
 
 static void test_accessors(void **state)
 {
-	cJSON *o = expect_ok(opts, "{\"size\": \"2M\", \"threads\": 4, \"ratio\": 0.75, \"touch\": false,"
-				   " \"period\": \"3s\", \"label\": \"hello\", \"policy\": \"preferred\"}");
+	cJSON *o = expect_ok(
+		opts, "{\"size\": \"2M\", \"threads\": 4, \"ratio\": 0.75, \"touch\": false,"
+		      " \"period\": \"3s\", \"label\": \"hello\", \"policy\": \"preferred\"}");
 	struct pn_params p = { .opts = opts, .obj = o };
 
 	(void)state;

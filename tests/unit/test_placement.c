@@ -40,12 +40,13 @@ static int memory_nodes(int *ids, int max)
 static void *map_on(size_t pages, int node)
 {
 	unsigned long mask[PN_MAX_NODES / (8 * sizeof(unsigned long))] = { 0 };
-	void *a = mmap(NULL, pages * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-		       -1, 0);
+	void *a =
+		mmap(NULL, pages * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	assert_true(a != MAP_FAILED);
 	if (node >= 0) {
-		mask[node / (8 * sizeof(unsigned long))] |= 1UL << (node % (8 * sizeof(unsigned long)));
+		mask[node / (8 * sizeof(unsigned long))] |= 1UL
+							    << (node % (8 * sizeof(unsigned long)));
 		assert_int_equal(mbind(a, pages * psz, MPOL_BIND, mask, PN_MAX_NODES + 1, 0), 0);
 	}
 	return a;
@@ -72,7 +73,7 @@ static void test_all_pages_on_node(void **state)
 {
 	struct pn_wl_result r;
 	struct pn_nodeset want;
-	size_t pages = 4096 + 17;	/* more than one batch, not a multiple */
+	size_t pages = 4096 + 17; /* more than one batch, not a multiple */
 	int node = first_node_or_skip();
 	void *a = map_on(pages, node);
 
@@ -103,7 +104,7 @@ static void test_untouched_page_unverified(void **state)
 	(void)state;
 	memset(&r, 0, sizeof(r));
 	touch(a, 3);
-	touch(a + 4 * psz, 4);	/* page 3 is never faulted in */
+	touch(a + 4 * psz, 4); /* page 3 is never faulted in */
 	pn_nodeset_zero(&want);
 	pn_nodeset_set(&want, node);
 	assert_int_equal(pn_placement_verify(a, 8 * psz, &want, &r), 0);
@@ -227,7 +228,7 @@ static void test_mem_guard_replayed(void **state)
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fprintf(f, "MemTotal:        8000 kB\nMemFree:         2000 kB\n"
-		"MemAvailable:    1000 kB\nBuffers:          100 kB\n");
+		   "MemAvailable:    1000 kB\nBuffers:          100 kB\n");
 	fclose(f);
 	pn_sysroot_set(root);
 	assert_int_equal(pn_mem_guard(UINT64_C(500) * 1024, 0.5, "test"), 0);

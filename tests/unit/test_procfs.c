@@ -26,7 +26,7 @@
 #include "pn.h"
 #include "procfs.h"
 
-#define KB(x) ((int64_t)(x) * 1024)
+#define KB(x) ((int64_t)(x)*1024)
 
 static const char *fixtures(void)
 {
@@ -42,7 +42,8 @@ static void use_tree(const char *name)
 	snprintf(p, sizeof(p), "%s/%s", fixtures(), name);
 	if (access(p, R_OK)) {
 		print_error("fixture tree %s missing (run from the repository root or set "
-			    "PN_FIXTURES)\n", p);
+			    "PN_FIXTURES)\n",
+			    p);
 		fail();
 	}
 	pn_sysroot_set(p);
@@ -123,8 +124,8 @@ static void test_kv_limits(void **state)
 	struct kvrec r = { 0 };
 
 	(void)state;
-	assert_int_equal(pn_parse_kv("a -9223372036854775808\nb 9223372036854775807\r\n", rec_cb,
-				     &r), 0);
+	assert_int_equal(
+		pn_parse_kv("a -9223372036854775808\nb 9223372036854775807\r\n", rec_cb, &r), 0);
 	assert_true(r.vals[0] == INT64_MIN);
 	assert_true(r.vals[1] == INT64_MAX);
 	assert_int_equal(pn_parse_kv("a -9223372036854775809\n", rec_cb, &r), -EINVAL);
@@ -134,8 +135,18 @@ static void test_kv_limits(void **state)
 static void test_kv_malformed(void **state)
 {
 	static const char *const bad[] = {
-		"a\n", "a b\n", "a 1 2\n", " 1\n", "a 1x\n", "a -\n", "a=1 2\n", "a 0x10\n",
-		"numa_hit 99999999999999999999999\n", "a 1\nb\n", "a 1\n\x01 2\n", "-a 1\n",
+		"a\n",
+		"a b\n",
+		"a 1 2\n",
+		" 1\n",
+		"a 1x\n",
+		"a -\n",
+		"a=1 2\n",
+		"a 0x10\n",
+		"numa_hit 99999999999999999999999\n",
+		"a 1\nb\n",
+		"a 1\n\x01 2\n",
+		"-a 1\n",
 		"a1234567890123456789012345678901234567890123456789012345678901234567890 1\n",
 	};
 	struct kvrec r;
@@ -220,7 +231,7 @@ static void test_node_meminfo_fixtures(void **state)
 	assert_int_equal(rec_get(&r, "MemTotal"), KB(515740));
 	assert_int_equal(rec_get(&r, "MemUsed"), KB(6788));
 	assert_int_equal(rec_get(&r, "Active(anon)"), 0);
-	assert_int_equal(rec_get(&r, "HugePages_Total"), 0);	/* a count, not bytes */
+	assert_int_equal(rec_get(&r, "HugePages_Total"), 0); /* a count, not bytes */
 	/* the lines name node 5: any other node is a mismatch */
 	assert_int_equal(pn_parse_node_meminfo(b, 2, rec_cb, &r), -EINVAL);
 	free(b);
@@ -240,12 +251,16 @@ static void test_node_meminfo_fixtures(void **state)
 static void test_meminfo_malformed(void **state)
 {
 	static const char *const bad[] = {
-		"MemTotal 12 kB\n", "MemTotal: kB\n", "MemTotal: 12 MB\n", "MemTotal: 12 kB x\n",
-		"MemTotal: 9223372036854775807 kB\n",	/* bytes overflow int64 */
-		": 12\n", "Node 0 MemTotal: 12 kB\n",
+		"MemTotal 12 kB\n",
+		"MemTotal: kB\n",
+		"MemTotal: 12 MB\n",
+		"MemTotal: 12 kB x\n",
+		"MemTotal: 9223372036854775807 kB\n", /* bytes overflow int64 */
+		": 12\n",
+		"Node 0 MemTotal: 12 kB\n",
 	};
 	static const char *const badnode[] = {
-		"MemTotal: 12 kB\n", "Node MemTotal: 12 kB\n", "Node 0x MemTotal: 1 kB\n",
+		"MemTotal: 12 kB\n",	   "Node MemTotal: 12 kB\n",  "Node 0x MemTotal: 1 kB\n",
 		"Node 00MemTotal: 1 kB\n", "Node 1 MemTotal: 1 kB\n",
 	};
 	struct kvrec r;
@@ -270,8 +285,8 @@ static void test_meminfo_malformed(void **state)
 			 -EINVAL);
 	memset(&r, 0, sizeof(r));
 	/* no space after the colon (ShadowCallStack:%8lu with 8 digits) */
-	assert_int_equal(pn_parse_node_meminfo("Node 3 ShadowCallStack:12345678 kB", 3, rec_cb,
-					       &r), 0);
+	assert_int_equal(pn_parse_node_meminfo("Node 3 ShadowCallStack:12345678 kB", 3, rec_cb, &r),
+			 0);
 	assert_int_equal(r.vals[0], KB(12345678));
 }
 
@@ -291,7 +306,12 @@ static void test_meminfo_fixture(void **state)
 
 struct zrec {
 	int n;
-	struct { int node; char zone[32]; char key[64]; int64_t val; } e[4096];
+	struct {
+		int node;
+		char zone[32];
+		char key[64];
+		int64_t val;
+	} e[4096];
 };
 
 static int zrec_cb(void *arg, int node, const char *zone, const char *key, int64_t val)
@@ -351,7 +371,7 @@ static void test_zoneinfo_sparse(void **state)
 	assert_int_equal(zget(r, 2, "DMA32", "pcp_count"), 2196);
 	assert_int_equal(zget(r, 0, "DMA32", "pcp_count"), 794);
 	assert_int_equal(zget(r, 5, "Normal", "present"), 0);
-	assert_int_equal(zget(r, 5, "Normal", "pcp_count"), 0);	/* unpopulated: no pagesets */
+	assert_int_equal(zget(r, 5, "Normal", "pcp_count"), 0); /* unpopulated: no pagesets */
 	/* the per-node stats block is reported as zone "node", once per node */
 	assert_int_equal(zget(r, 5, "node", "nr_inactive_anon"), 0);
 	assert_true(zget(r, 0, "node", "nr_file_pages") > 0);
@@ -380,18 +400,18 @@ static void test_zoneinfo_laptop(void **state)
 static void test_zoneinfo_malformed(void **state)
 {
 	static const char *const bad[] = {
-		"  pages free 5\n",				/* before any Node header */
+		"  pages free 5\n", /* before any Node header */
 		"Node x, zone Normal\n",
 		"Node 0 zone Normal\n",
 		"Node 0, zone\n",
-		"Node 5000, zone Normal\n",			/* >= PN_MAX_NODES */
+		"Node 5000, zone Normal\n", /* >= PN_MAX_NODES */
 		"Node 0, zone Normal\n  pages free\n",
 		"Node 0, zone Normal\n        protection: (0, 1\n",
 		"Node 0, zone Normal\n        protection: 0, 1)\n",
 		"Node 0, zone Normal\n      nr_free_pages 1 2\n",
 		"Node 0, zone Normal\n  pagesets\n    cpu 0 1\n",
 		"Node 0, zone Normal\n  pagesets\n              count: 9223372036854775807\n"
-		"              count: 1\n",			/* pcp sum overflows */
+		"              count: 1\n", /* pcp sum overflows */
 		"Node 0, zone Normal\n  vm stats threshold: x\n",
 		"Node 0, zone Normal\n      nr_free_pages 99999999999999999999\n",
 	};
@@ -443,7 +463,7 @@ static void test_nodemem_laptop(void **state)
 	assert_int_equal(m.other, KB(136388));
 	assert_int_equal(m.numa_hit, 50426141);
 	assert_int_equal(m.interleave_hit, 66653);
-	assert_int_equal(m.numa_private_fallback, -1);	/* stock kernel */
+	assert_int_equal(m.numa_private_fallback, -1); /* stock kernel */
 	assert_int_equal(pn_nodemem_read(1, &m), -ENOENT);
 	assert_int_equal(pn_nodemem_read(-1, &m), -EINVAL);
 }
@@ -640,8 +660,8 @@ static void test_cfile_layouts(void **state)
 	snprintf(p, sizeof(p), "%s/meminfo", dir);
 	write_file(p, "Node 2 MemTotal:       1024 kB\nNode 2 HugePages_Total:     0\n");
 	ncols = 0;
-	assert_int_equal(pn_cfile_open(&cf, "/meminfo", PN_CFILE_NODE_MEMINFO, 2, col_for_all,
-				       &ncols), 0);
+	assert_int_equal(
+		pn_cfile_open(&cf, "/meminfo", PN_CFILE_NODE_MEMINFO, 2, col_for_all, &ncols), 0);
 	write_file(p, "Node 2 MemTotal:       123456789 kB\nNode 2 HugePages_Total:     7\n");
 	assert_int_equal(pn_cfile_sample(&cf, row), 0);
 	assert_int_equal(row[0], KB(123456789));
@@ -652,8 +672,9 @@ static void test_cfile_layouts(void **state)
 
 	/* garbage at open is refused with the file named */
 	write_file(p, "Node 2 MemTotal 1 kB\n");
-	assert_int_equal(pn_cfile_open(&cf, "/meminfo", PN_CFILE_NODE_MEMINFO, 2, col_for_all,
-				       &ncols), -EINVAL);
+	assert_int_equal(
+		pn_cfile_open(&cf, "/meminfo", PN_CFILE_NODE_MEMINFO, 2, col_for_all, &ncols),
+		-EINVAL);
 	assert_int_equal(pn_cfile_open(&cf, "/missing", PN_CFILE_KV, -1, col_for_all, &ncols),
 			 -ENOENT);
 
@@ -665,7 +686,10 @@ static void test_cfile_layouts(void **state)
 
 static void test_tlines_prefix(void **state)
 {
-	static const struct { const char *line; size_t len; } t[] = {
+	static const struct {
+		const char *line;
+		size_t len;
+	} t[] = {
 		{ "nr_free_pages 12", 13 },
 		{ "Node 0 MemTotal:       16318988 kB", 16 },
 		{ "        min      12", 11 },
@@ -714,6 +738,6 @@ int main(void)
 		cmocka_unit_test(test_tlines_prefix),
 	};
 
-	pn_log_level = PN_LOG_QUIET;	/* expected errors would clutter the output */
+	pn_log_level = PN_LOG_QUIET; /* expected errors would clutter the output */
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,8 +41,8 @@ static void mkdir_p(const char *path)
 	mkdir(buf, 0755);
 }
 
-__attribute__((format(printf, 3, 4)))
-static void put(const char *root, const char *rel, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void put(const char *root, const char *rel,
+						      const char *fmt, ...)
 {
 	char path[PATH_MAX], dir[PATH_MAX];
 	va_list ap;
@@ -94,7 +94,8 @@ static char *make_sparse_tree(bool with_cpu_tree, bool with_private)
 	put(root, N "/node0/cpumap", "3\n");
 	put(root, N "/node2/cpumap", "0\n");
 	put(root, N "/node5/cpumap", "0\n");
-	put(root, N "/node0/meminfo", "Node 0 MemTotal:       4096000 kB\n"
+	put(root, N "/node0/meminfo",
+	    "Node 0 MemTotal:       4096000 kB\n"
 	    "Node 0 MemFree:        1000000 kB\n");
 	put(root, N "/node2/meminfo", "Node 2 MemTotal:       2097152 kB\n");
 	put(root, N "/node5/meminfo", "Node 5 MemTotal:       1048576 kB\n");
@@ -117,8 +118,11 @@ static char *make_sparse_tree(bool with_cpu_tree, bool with_private)
 		put(root, "/sys/devices/system/cpu/possible", "0-1\n");
 		put(root, "/sys/devices/system/cpu/present", "0-1\n");
 		for (int i = 0; i < 2; i++) {
-#define T(f, ...) do { snprintf(rel, sizeof(rel), "%s/cpu%d/topology/" f, c, i); \
-		       put(root, rel, __VA_ARGS__); } while (0)
+#define T(f, ...)                                                                                  \
+	do {                                                                                       \
+		snprintf(rel, sizeof(rel), "%s/cpu%d/topology/" f, c, i);                          \
+		put(root, rel, __VA_ARGS__);                                                       \
+	} while (0)
 			T("physical_package_id", "0\n");
 			T("core_id", "%d\n", i);
 			T("thread_siblings", "%x\n", 1 << i);
@@ -307,8 +311,7 @@ static void test_json_and_print(void **state)
 	assert_string_equal(cJSON_GetObjectItem(j, "has_private_memory")->valuestring, "5");
 	assert_string_equal(cJSON_GetObjectItem(j, "has_memory")->valuestring, "0,2");
 	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(j, "kernel_has_private")));
-	assert_string_equal(cJSON_GetObjectItem(j, "hwloc_version")->valuestring,
-			    t.hwloc_version);
+	assert_string_equal(cJSON_GetObjectItem(j, "hwloc_version")->valuestring, t.hwloc_version);
 	nodes = cJSON_GetObjectItem(j, "nodes");
 	assert_int_equal(cJSON_GetArraySize(nodes), 3);
 	n = cJSON_GetArrayItem(nodes, 2);
@@ -318,9 +321,11 @@ static void test_json_and_print(void **state)
 	assert_true(cJSON_GetObjectItem(n, "mem_total_bytes")->valuedouble == 1048576.0 * 1024);
 	assert_null(cJSON_GetObjectItem(n, "hmat"));
 	n = cJSON_GetArrayItem(nodes, 1);
-	assert_int_equal(cJSON_GetObjectItem(
-		cJSON_GetObjectItem(cJSON_GetObjectItem(n, "hmat"), "access0"),
-		"read_bandwidth_mbps")->valueint, 8000);
+	assert_int_equal(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(n, "hmat"), "access0"),
+				    "read_bandwidth_mbps")
+			->valueint,
+		8000);
 	assert_int_equal(cJSON_GetObjectItem(n, "memory_tier")->valueint, 22);
 	d = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "distances"), "5");
 	assert_non_null(d);
@@ -405,7 +410,8 @@ static bool replay(const char *machine, struct pn_topology *t, char *root, size_
 	snprintf(root, rootlen, "%s/%s", base ? base : "tests/fixtures", machine);
 	if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
 		print_message("SKIP: fixture %s is absent (captured from a QEMU guest by "
-			      "tests/fixtures/capture/capture-qemu.sh)\n", root);
+			      "tests/fixtures/capture/capture-qemu.sh)\n",
+			      root);
 		return false;
 	}
 	pn_sysroot_set(root);
@@ -521,7 +527,7 @@ static void test_fixture_qemu_sparse_0_2_5(void **state)
 	assert_int_equal(pn_nodeset_format(&t.online, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "0,2,5");
 	assert_int_equal(t.nnodes, 3);
-	if (!t.nodes) {		/* cannot happen after the line above; for the analyzer */
+	if (!t.nodes) { /* cannot happen after the line above; for the analyzer */
 		fail();
 		return;
 	}
