@@ -267,7 +267,7 @@ static int zi_sample_cb(void *arg, int node, const char *zone, const char *key, 
 		return 1;
 	}
 	e = &s->z->ent[s->i++];
-	if (e->node != node || strcmp(e->key, key) || strcmp(e->zone, zone)) {
+	if (e->node != node || strcmp(e->key, key) != 0 || strcmp(e->zone, zone) != 0) {
 		s->mismatch = true;
 		return 1;
 	}

@@ -64,7 +64,7 @@ int pn_atomic_commit(struct pn_atomic_file *af)
 	af->f = NULL;
 	if (!err && rename(af->tmp, af->path))
 		err = -errno;
-	if (err)
+	if (err && af->tmp)
 		unlink(af->tmp);
 	free(af->tmp);
 	free(af->path);

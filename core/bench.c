@@ -240,7 +240,7 @@ int pn_cmd_bench(int argc, char **argv)
 		usage(stdout);
 		return PN_EXIT_PASS;
 	}
-	if (argc < 2 || strcmp(argv[1], "collectors")) {
+	if (argc < 2 || strcmp(argv[1], "collectors") != 0) {
 		usage(stderr);
 		return pn_error(PN_EXIT_USAGE, "bench: expected \"collectors\"%s%s",
 				argc >= 2 ? ", got " : "", argc >= 2 ? argv[1] : "");

@@ -89,7 +89,7 @@ int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int6
 		if (i >= t->n)
 			return 1;
 		l = &t->l[i++];
-		if ((size_t)(end - p) < l->len || memcmp(p, t->text + l->off, l->len))
+		if ((size_t)(end - p) < l->len || memcmp(p, t->text + l->off, l->len) != 0)
 			return 1;
 		q = p + l->len;
 		if (l->kind == PN_TL_TEXT) {
@@ -330,7 +330,7 @@ static int cf_sample_slow(struct pn_cfile *cf, int64_t *row)
 			/* the first entry of that key not seen yet: a key that
 			 * occurs twice keeps its order */
 			if (cf->ent[i].key_len != klen || (cf->seen[i / 64] >> (i % 64) & 1) ||
-			    memcmp(cf->keys + cf->ent[i].key_off, k, klen))
+			    memcmp(cf->keys + cf->ent[i].key_off, k, klen) != 0)
 				continue;
 			if (cf->ent[i].col >= 0)
 				row[cf->ent[i].col] = v;

@@ -452,7 +452,7 @@ static int nodemem_meminfo_cb(void *arg, const char *key, int64_t val)
 		return 0;
 	}
 	for (size_t i = 0; i < PN_ARRAY_SIZE(map); i++) {
-		if (strcmp(key, map[i].key))
+		if (strcmp(key, map[i].key) != 0)
 			continue;
 		*(int64_t *)((char *)m + map[i].off) = val;
 		if (i < 3)
@@ -601,6 +601,7 @@ int pn_nodemem_read(int node, struct pn_nodemem *m)
 		return ret;
 	ret = pn_parse_node_meminfo(buf, node, nodemem_meminfo_cb, &c);
 	free(buf);
+	buf = NULL;
 	if (ret)
 		return pn_error(ret, "node%d/meminfo: malformed", node);
 	if (c.seen != 7)
@@ -612,6 +613,7 @@ int pn_nodemem_read(int node, struct pn_nodemem *m)
 		return ret;
 	ret = pn_parse_kv(buf, nodemem_numastat_cb, m);
 	free(buf);
+	buf = NULL;
 	if (ret)
 		return pn_error(ret, "node%d/numastat: malformed", node);
 
@@ -712,7 +714,7 @@ static int avail_cb(void *arg, const char *key, int64_t val)
 {
 	struct avail_ctx *a = arg;
 
-	if (strcmp(key, "MemAvailable"))
+	if (strcmp(key, "MemAvailable") != 0)
 		return 0;
 	a->bytes = val;
 	a->found = true;

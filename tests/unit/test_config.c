@@ -672,7 +672,7 @@ static void test_bad_configs(void **state)
 	while ((de = readdir(d))) {
 		size_t len = strlen(de->d_name), i;
 
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
 		for (i = 0; i < nlisted; i++)
 			if (!strcmp(listed[i], de->d_name))
@@ -695,15 +695,17 @@ static void test_shipped_configs(void **state)
 	NEED_REGISTRY();
 	fmt(dir, "%s/configs", srcdir);
 	d = opendir(dir);
-	if (!d)
+	if (!d) {
 		fail_msg("cannot open %s: %s", dir, strerror(errno));
+		return;
+	}
 	while ((de = readdir(d))) {
 		struct pn_config_set cs;
 		size_t len = strlen(de->d_name);
 		const char *msg;
 		int ret;
 
-		if (len < 5 || strcmp(de->d_name + len - 5, ".json"))
+		if (len < 5 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
 		fmt(path, "%s/%s", dir, de->d_name);
 		capture_begin();

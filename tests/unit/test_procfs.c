@@ -410,8 +410,8 @@ static void test_zoneinfo_malformed(void **state)
 		"Node 0, zone Normal\n        protection: 0, 1)\n",
 		"Node 0, zone Normal\n      nr_free_pages 1 2\n",
 		"Node 0, zone Normal\n  pagesets\n    cpu 0 1\n",
-		"Node 0, zone Normal\n  pagesets\n              count: 9223372036854775807\n"
-		"              count: 1\n", /* pcp sum overflows */
+		/* pcp sum overflows */
+		"Node 0, zone Normal\n  pagesets\n count: 9223372036854775807\n count: 1\n",
 		"Node 0, zone Normal\n  vm stats threshold: x\n",
 		"Node 0, zone Normal\n      nr_free_pages 99999999999999999999\n",
 	};
