@@ -601,6 +601,10 @@ static int run_exec(struct run *r, struct sampler *sp, struct exec_probe *probe,
 		return pn_error(-errno, "--exec: waitpid: %s", strerror(errno));
 	}
 	sp->probe = NULL;
+	/* 127 is what the child exits with when execvp() failed (it said why). */
+	if (WIFEXITED(*status) && WEXITSTATUS(*status) == 127)
+		return pn_error(-ENOEXEC, "--exec: %s could not be run (exit status 127)",
+				r->o->exec_argv[0]);
 	return 0;
 }
 

@@ -92,6 +92,11 @@ check "--exec run.json is valid" $PY $VALIDATE "$T/exec"
 code=$(json "$T/exec/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["exec"]["exit_code"]' 2>/dev/null)
 if [ "$code" = 0 ]; then ok "--exec records the command's exit code"; else notok "--exec records the command's exit code" "got $code"; fi
 
+"$PN" run --exec -o "$T/nxcmd" -- /nonexistent/command >/dev/null 2>"$T/nxcmd.err"
+rc=$?
+st=$(json "$T/nxcmd/run.json" 'd["status"]["state"]' 2>/dev/null)
+if [ $rc -eq 3 ] && [ "$st" = failed ] && grep -q "/nonexistent/command" "$T/nxcmd.err"; then ok "--exec of a missing command: exit 3, run marked failed"; else notok "--exec of a missing command: exit 3, run marked failed" "rc=$rc state=$st"; fi
+
 # The verdict can fail: name node 0 (where every general allocation goes on
 # this machine) as the private device and make page cache while it is watched.
 if [ "$(id -u)" -ne 0 ]; then
