@@ -13,7 +13,9 @@ die() { echo "fuzz: $*" >&2; exit 2; }
 [ $# -eq 2 ] || die "usage: run.sh FUZZBIN-DIR SECONDS"
 BIN_DIR=$1
 SECS=$2
-[[ $SECS =~ ^[0-9]+$ ]] && [ "$SECS" -gt 0 ] || die "SECONDS must be a positive integer, got \"$SECS\""
+if ! [[ $SECS =~ ^[0-9]+$ ]] || [ "$SECS" -eq 0 ]; then
+	die "SECONDS must be a positive integer, got \"$SECS\""
+fi
 [ -d "$BIN_DIR" ] || die "$BIN_DIR: no such directory (make fuzz-build)"
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 
@@ -25,7 +27,9 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 failed=0
 for bin in "${bins[@]}"; do
-	[ -x "$bin" ] && [ -f "$bin" ] || continue
+	if [ ! -x "$bin" ] || [ ! -f "$bin" ]; then
+		continue
+	fi
 	name=$(basename "$bin")
 	name=${name#fuzz_}
 	seed="$ROOT/tests/fuzz/corpus/$name"
@@ -44,7 +48,7 @@ for bin in "${bins[@]}"; do
 		echo "fuzz_$name: ok: ${runs:-?} runs in ${SECS}s, corpus $nseed -> $nafter"
 	else
 		failed=1
-		crash=$(ls -t "$art" 2>/dev/null | head -1)
+		crash=$(find "$art" -maxdepth 1 -type f -printf '%T@ %f\n' 2>/dev/null | sort -rn | head -n1 | cut -d' ' -f2-)
 		echo "fuzz_$name: FAILED (exit $rc) after ${runs:-?} runs${crash:+, input $art/$crash}"
 		grep -m1 -E 'ERROR: |runtime error|Assertion|deadly signal' "$log" | sed 's/^/    /'
 		tail -n 30 "$log" > "$art/last.log"
