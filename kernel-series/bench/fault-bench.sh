@@ -10,7 +10,8 @@
 # each boot. Prints per-boot medians, the median over boots per kernel and
 # scenario, and the ratio patched/stock (goal <= 1.01). A benchmark, not a
 # test: never fails on time. TCG timing is noisy; read ratios with that in mind.
-# Environment: BOOTS (default 3), MIB (64), ROUNDS (12), SCENARIOS ("none private").
+# Environment: BOOTS (default 3), MIB (64), ROUNDS (12), SCENARIOS ("none private"),
+# BENCH_STOCK_KERNEL / BENCH_PATCHED_KERNEL (bzImage paths instead of the cache).
 # Exit 4 when qemu or a kernel is missing.
 set -euo pipefail
 PN_PROG=fault-bench
@@ -21,7 +22,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 boots=${BOOTS:-3} mib=${MIB:-64} rounds=${ROUNDS:-12} scenarios=${SCENARIOS:-none private}
 command -v qemu-system-x86_64 >/dev/null || PN_DIE_RC=4 pn_die "qemu-system-x86_64 not installed: skipping the benchmark"
 declare -A kernel
+kernel[stock]=${BENCH_STOCK_KERNEL:-} kernel[patched]=${BENCH_PATCHED_KERNEL:-}
 for k in stock patched; do
+	[[ -n "${kernel[$k]}" ]] && continue
 	kernel[$k]=$("$here/../scripts/kernel-path.sh" "$k") ||
 		PN_DIE_RC=4 pn_die "no $k kernel in cache: run make kernels (benchmark skipped)"
 done

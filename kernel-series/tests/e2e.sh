@@ -176,7 +176,7 @@ for k in $kinds; do
 		leak_kb=0
 		while read -r _ node g miss; do
 			leak_kb=$((leak_kb + ${g#growth_kb=}))
-			echo "# info stock: ${node#node=}: +$((${g#growth_kb=} / 4)) pages during the storm (numa_miss ${miss#numa_miss=})"
+			echo "# info stock: node${node#node=}: +$((${g#growth_kb=} / 4)) pages during the storm (numa_miss +${miss#numa_miss=})"
 		done < <(grep -a '^E2E leak ' "$log" | cut -d' ' -f2- || true)
 		echo "# info stock kernel: the general allocation storm leaked $((leak_kb / 4)) pages ($((leak_kb / 1024)) MiB) onto the device nodes"
 		check_dmesg stock
