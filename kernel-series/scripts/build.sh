@@ -8,6 +8,9 @@
 #   stock   - base tree (see get-base.sh) + config fragment
 #   patched - base + kernel-series/patches/series + config fragment
 #             (fails with "no patches in series" until patches exist)
+# Sources and objects live in one tree per kind (src/<kind>, build/<kind>),
+# so a changed series or fragment rebuilds incrementally; finished kernels
+# are kept per key in kernels/<kind>-<key>/.
 #
 # Config: make tinyconfig; merge config/pnbench.config (merge_config.sh -m);
 # make olddefconfig; verify-config.sh (fails naming missing symbols).
@@ -36,9 +39,10 @@ if [[ -f "$out/bzImage" && -f "$out/.complete" ]]; then
 fi
 
 mkdir -p "$PN_CACHE/kernels" "$PN_CACHE/build" || pn_die "cannot write to $PN_CACHE (set PNBENCH_CACHE)"
-exec 8>"$PN_CACHE/kernels/.lock-$kind-$key"
+# One lock per kind: all builds of a kind share its source and object trees.
+exec 8>"$PN_CACHE/kernels/.lock-$kind"
 if ! flock -n 8; then
-	pn_log "another build of $kind-$key is running; waiting"
+	pn_log "another $kind build is running; waiting"
 	flock 8
 fi
 if [[ -f "$out/bzImage" && -f "$out/.complete" ]]; then
@@ -48,7 +52,13 @@ if [[ -f "$out/bzImage" && -f "$out/.complete" ]]; then
 fi
 
 src=$("$here/get-base.sh" "$kind")
-obj=$PN_CACHE/build/$kind-$key
+# Stable object directory per kind (link build/<kind>): a new key rebuilds
+# incrementally; the resolved path keeps Kbuild's recorded commands stable.
+if [[ ! -L "$PN_CACHE/build/$kind" ]]; then
+	mkdir -p "$PN_CACHE/build/$kind-obj"
+	ln -sfn "$kind-obj" "$PN_CACHE/build/$kind"
+fi
+obj=$(readlink -f "$PN_CACHE/build/$kind")
 tmp=$out.tmp
 rm -rf "$tmp"
 mkdir -p "$obj" "$tmp"

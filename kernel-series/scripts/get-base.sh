@@ -5,9 +5,10 @@
 #   stock   - the base: Debian's linux-source-6.12 tarball (installed with
 #             apt-get when missing and running as root), or any tree given
 #             as KSRC=<dir>. Unpacked once, `git init`ed, committed as "base".
-#   patched - a fresh git worktree of the base on branch patched-<key>, with
-#             every patch of kernel-series/patches/series applied by `git am`
-#             in series order. Fails naming the patch that does not apply.
+#   patched - a git worktree of the base (branch "patched", link src/patched)
+#             with every patch of kernel-series/patches/series applied by
+#             `git am` in series order; a changed series re-applies only from
+#             the first changed patch. Fails naming the patch that does not apply.
 # Progress goes to stderr. Environment: PNBENCH_CACHE, KSRC.
 set -euo pipefail
 PN_PROG=get-base
@@ -78,32 +79,61 @@ if [[ "$kind" == stock ]]; then
 fi
 
 pn_require_patches
-key=$(pn_key patched)
-tree=$PN_CACHE/src/patched-$key
-if [[ -f "$tree/.pnbench-applied" ]]; then
-	printf '%s\n' "$tree"
-	exit 0
+# One worktree serves every revision of the series, reached through the
+# stable link src/patched. A new revision resets the worktree to the last
+# patch it shares with the applied one and `git am`s only the rest, so
+# files untouched by the changed patches keep their mtimes and the (equally
+# stable) object directory rebuilds incrementally.
+# $tree/.pnbench-applied: one line per applied patch, "<sha256> <commit> <name>".
+link=$PN_CACHE/src/patched
+if [[ -L "$link" && -e "$(readlink -f "$link")/.git" ]]; then
+	tree=$(readlink -f "$link")
+else
+	git -C "$base" worktree prune
+	tree=$PN_CACHE/src/patched-tree
+	rm -rf "$tree"
+	git -C "$base" branch -D patched >/dev/null 2>&1 || true
+	pn_log "creating worktree $tree"
+	git -C "$base" worktree add -q -b patched "$tree" base
+	: >"$tree/.pnbench-applied"
+	ln -sfn "$(basename "$tree")" "$link"
 fi
 
-git -C "$base" worktree prune
-if [[ -e "$tree" ]]; then
-	git -C "$base" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+mapfile -t want < <(pn_series_patches)
+mapfile -t have < <(cat "$tree/.pnbench-applied" 2>/dev/null || true)
+head=$(git -C "$tree" rev-parse HEAD)
+k=0
+while ((k < ${#want[@]} && k < ${#have[@]})); do
+	read -r hsha hcommit _ <<<"${have[k]}"
+	[[ "$hsha" == "$(sha256sum <"${want[k]}" | cut -d' ' -f1)" ]] || break
+	git -C "$tree" merge-base --is-ancestor "$hcommit" "$head" 2>/dev/null || break
+	k=$((k + 1))
+done
+if ((k == ${#want[@]} && k == ${#have[@]})); then
+	read -r _ hcommit _ <<<"${have[k - 1]}"
+	if [[ "$hcommit" == "$head" ]] && git -C "$tree" diff --quiet HEAD; then
+		printf '%s\n' "$tree"
+		exit 0
+	fi
 fi
-git -C "$base" branch -D "patched-$key" >/dev/null 2>&1 || true
-pn_log "creating worktree $tree"
-git -C "$base" worktree add -q -b "patched-$key" "$tree" base
 
-n=0
-while IFS= read -r p; do
-	n=$((n + 1))
-	pn_log "applying [$n] $(basename "$p")"
+target=base
+if ((k > 0)); then
+	read -r _ target _ <<<"${have[k - 1]}"
+fi
+git -C "$tree" am --abort >/dev/null 2>&1 || true
+git -C "$tree" reset -q --hard "$target"
+printf '%s\n' "${have[@]:0:k}" | sed '/^$/d' >"$tree/.pnbench-applied"
+pn_log "worktree $tree: keeping $k applied patch(es), applying $((${#want[@]} - k))"
+for ((i = k; i < ${#want[@]}; i++)); do
+	p=${want[i]}
+	pn_log "applying [$((i + 1))] $(basename "$p")"
 	if ! git -C "$tree" am -q --keep-cr "$p" >&2; then
 		git -C "$tree" am --abort >/dev/null 2>&1 || true
-		git -C "$base" worktree remove --force "$tree" >/dev/null 2>&1 || true
-		git -C "$base" branch -D "patched-$key" >/dev/null 2>&1 || true
-		pn_die "patch $n ($(basename "$p")) does not apply to $base_id"
+		pn_die "patch $((i + 1)) ($(basename "$p")) does not apply to $base_id (on top of the $i before it)"
 	fi
-done < <(pn_series_patches)
-touch "$tree/.pnbench-applied"
-pn_log "applied $n patches: $tree"
+	printf '%s %s %s\n' "$(sha256sum <"$p" | cut -d' ' -f1)" "$(git -C "$tree" rev-parse HEAD)" \
+		"$(basename "$p")" >>"$tree/.pnbench-applied"
+done
+pn_log "applied ${#want[@]} patches: $tree"
 printf '%s\n' "$tree"

@@ -4,8 +4,9 @@
 # Cache layout (outside the repository):
 #   ${PNBENCH_CACHE:-/var/cache/pnbench}/
 #     src/base-<id>/              git tree of the unpacked base, branch "base"
-#     src/patched-<key>/          git worktree of base + `git am` of the series
-#     build/<kind>-<key>/         out-of-tree object directory (O=)
+#     src/patched -> ...          git worktree of base + `git am` of the series
+#                                 (one for all series revisions, see get-base.sh)
+#     build/<kind> -> ...         out-of-tree object directory (O=), one per kind
 #     kernels/<kind>-<key>/       bzImage System.map .config build.log key.txt
 #
 # <key> = sha256 over: base id, every patch file (name + content) in series
