@@ -80,16 +80,17 @@ fi
 
 pn_require_patches
 # One worktree serves every revision of the series, reached through the
-# stable link src/patched. A new revision resets the worktree to the last
-# patch it shares with the applied one and `git am`s only the rest, so
-# files untouched by the changed patches keep their mtimes and the (equally
-# stable) object directory rebuilds incrementally.
+# stable link src/patched. A new revision is applied with `git am` in a
+# scratch worktree (src/patched-am); the real worktree then moves to the
+# result with `git reset --hard`, which rewrites only files whose content
+# differs, so the (equally stable) object directory rebuilds incrementally
+# even when every patch file changed cosmetically (re-exported hashes).
 # $tree/.pnbench-applied: one line per applied patch, "<sha256> <commit> <name>".
 link=$PN_CACHE/src/patched
+git -C "$base" worktree prune
 if [[ -L "$link" && -e "$(readlink -f "$link")/.git" ]]; then
 	tree=$(readlink -f "$link")
 else
-	git -C "$base" worktree prune
 	tree=$PN_CACHE/src/patched-tree
 	rm -rf "$tree"
 	git -C "$base" branch -D patched >/dev/null 2>&1 || true
@@ -100,40 +101,37 @@ else
 fi
 
 mapfile -t want < <(pn_series_patches)
-mapfile -t have < <(cat "$tree/.pnbench-applied" 2>/dev/null || true)
-head=$(git -C "$tree" rev-parse HEAD)
-k=0
-while ((k < ${#want[@]} && k < ${#have[@]})); do
-	read -r hsha hcommit _ <<<"${have[k]}"
-	[[ "$hsha" == "$(sha256sum <"${want[k]}" | cut -d' ' -f1)" ]] || break
-	git -C "$tree" merge-base --is-ancestor "$hcommit" "$head" 2>/dev/null || break
-	k=$((k + 1))
-done
-if ((k == ${#want[@]} && k == ${#have[@]})); then
-	read -r _ hcommit _ <<<"${have[k - 1]}"
-	if [[ "$hcommit" == "$head" ]] && git -C "$tree" diff --quiet HEAD; then
-		printf '%s\n' "$tree"
-		exit 0
-	fi
+wanted=$(for p in "${want[@]}"; do printf '%s %s\n' "$(sha256sum <"$p" | cut -d' ' -f1)" "$(basename "$p")"; done)
+applied=$(awk '{ print $1, $3 }' "$tree/.pnbench-applied" 2>/dev/null || true)
+last=$(tail -n1 "$tree/.pnbench-applied" 2>/dev/null | cut -d' ' -f2)
+if [[ "$wanted" == "$applied" && "$last" == "$(git -C "$tree" rev-parse HEAD)" ]] &&
+	git -C "$tree" diff --quiet HEAD; then
+	printf '%s\n' "$tree"
+	exit 0
 fi
 
-target=base
-if ((k > 0)); then
-	read -r _ target _ <<<"${have[k - 1]}"
+scratch=$PN_CACHE/src/patched-am
+if [[ ! -e "$scratch/.git" ]]; then
+	rm -rf "$scratch"
+	pn_log "creating scratch worktree $scratch (once, about a minute)"
+	git -C "$base" worktree add -q --detach "$scratch" base
 fi
-git -C "$tree" am --abort >/dev/null 2>&1 || true
-git -C "$tree" reset -q --hard "$target"
-printf '%s\n' "${have[@]:0:k}" | sed '/^$/d' >"$tree/.pnbench-applied"
-pn_log "worktree $tree: keeping $k applied patch(es), applying $((${#want[@]} - k))"
-for ((i = k; i < ${#want[@]}; i++)); do
+git -C "$scratch" am --abort >/dev/null 2>&1 || true
+git -C "$scratch" reset -q --hard base
+list=''
+for ((i = 0; i < ${#want[@]}; i++)); do
 	p=${want[i]}
 	pn_log "applying [$((i + 1))] $(basename "$p")"
-	if ! git -C "$tree" am -q --keep-cr "$p" >&2; then
-		git -C "$tree" am --abort >/dev/null 2>&1 || true
+	if ! git -C "$scratch" am -q --keep-cr "$p" >&2; then
+		git -C "$scratch" am --abort >/dev/null 2>&1 || true
 		pn_die "patch $((i + 1)) ($(basename "$p")) does not apply to $base_id (on top of the $i before it)"
 	fi
-	printf '%s %s %s\n' "$(sha256sum <"$p" | cut -d' ' -f1)" "$(git -C "$tree" rev-parse HEAD)" \
-		"$(basename "$p")" >>"$tree/.pnbench-applied"
+	list+="$(sha256sum <"$p" | cut -d' ' -f1) $(git -C "$scratch" rev-parse HEAD) $(basename "$p")"$'\n'
 done
+new=$(git -C "$scratch" rev-parse HEAD)
+git -C "$tree" am --abort >/dev/null 2>&1 || true
+pn_log "moving $tree to the new series ($(git -C "$tree" diff --name-only HEAD "$new" | wc -l) files differ)"
+git -C "$tree" reset -q --hard "$new"
+printf '%s' "$list" >"$tree/.pnbench-applied"
 pn_log "applied ${#want[@]} patches: $tree"
 printf '%s\n' "$tree"
