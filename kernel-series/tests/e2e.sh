@@ -15,6 +15,8 @@
 # Output: TAP, then "e2e: N passed, N failed, N skipped".
 # Exit: 0 pass, 1 failure, 4 skipped (no qemu, or the patched kernel is not
 # built: run make kernels).
+# Environment: E2E_KINDS, E2E_PATCHED_KERNEL / E2E_STOCK_KERNEL (bzImage
+# paths instead of the cache).
 set -euo pipefail
 PN_PROG=e2e
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,14 +62,14 @@ for k in $kinds; do
 	*) PN_DIE_RC=2 pn_die "unknown kind '$k' (private, isolate, stock)" ;;
 	esac
 done
-patched_kernel='' stock_kernel=''
-if ((want_patched)); then
+patched_kernel=${E2E_PATCHED_KERNEL:-} stock_kernel=${E2E_STOCK_KERNEL:-}
+if ((want_patched)) && [[ -z "$patched_kernel" ]]; then
 	if ! patched_kernel=$("$here/../scripts/kernel-path.sh" patched 2>/dev/null); then
 		tap_skip "e2e on the patched kernel" "no patched kernel in cache: run make kernels"
 		finish 4
 	fi
 fi
-if [[ " $kinds " == *" stock "* ]]; then
+if [[ " $kinds " == *" stock "* && -z "$stock_kernel" ]]; then
 	stock_kernel=$("$here/../scripts/kernel-path.sh" stock 2>/dev/null) || stock_kernel=''
 fi
 
