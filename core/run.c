@@ -412,6 +412,7 @@ struct wl_slot {
 	bool threaded;
 	bool skipped;
 	bool setup_done;
+	bool setup_called; /* teardown() runs even after a failed setup() */
 	int rc;
 	char why[256];
 	uint64_t t0_ns, t1_ns;
@@ -463,6 +464,7 @@ static void slot_init(struct run *r, struct wl_slot *s, const struct pn_config_w
 		}
 	}
 	if (cw->ops->setup) {
+		s->setup_called = true;
 		s->rc = cw->ops->setup(&s->w);
 		if (s->rc) {
 			snprintf(s->why, sizeof(s->why), "setup failed: %s", strerror(-s->rc));
@@ -688,7 +690,7 @@ static int run_phase(struct run *r, const struct pn_config *c, size_t pi, int it
 
 out_teardown:
 	for (size_t i = 0; i < nslots; i++)
-		if (slots[i].setup_done && slots[i].w.ops->teardown)
+		if ((slots[i].setup_done || slots[i].setup_called) && slots[i].w.ops->teardown)
 			slots[i].w.ops->teardown(&slots[i].w);
 
 	cJSON_AddStringToObject(pj, "name", ph->name);

@@ -104,7 +104,9 @@ struct pn_workload {
 	 * between run() and teardown(), so explicit pages are still there to
 	 * explain the node's growth. */
 	int (*run)(struct pn_wl *w);
-	void (*teardown)(struct pn_wl *w); /* may be NULL; unmaps, frees priv */
+	/* May be NULL; unmaps and frees priv.  Also called after a failed
+	 * setup(), so it must cope with a half-built priv. */
+	void (*teardown)(struct pn_wl *w);
 };
 
 /* Generated registry (build/gen/registry.c). */
