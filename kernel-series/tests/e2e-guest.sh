@@ -99,6 +99,24 @@ elif [ "$MODE" = isolate ]; then
 	info "isolate: $r"
 fi
 
+# --- for_each_node-style spreading: hugetlb nr_hugepages ---------------------
+# The pool is spread over N_MEMORY nodes; a private node must get none, an
+# isolate-mode or stock device node does (the model's known leak).
+HP=/proc/sys/vm/nr_hugepages
+if [ -w $HP ]; then
+	echo 24 >$HP
+	got=$(cat $HP)
+	for n in $devnodes; do
+		h=$(cat "$NODE/node$n/hugepages/hugepages-2048kB/nr_hugepages" 2>/dev/null)
+		if [ "$MODE" = private ]; then
+			check "[ '${h:-0}' = 0 ]" "hugetlb nr_hugepages=24 spreading puts no huge page on node$n" "node$n got $h of $got"
+		else
+			info "hugetlb nr_hugepages=24 ($got allocated): node$n got ${h:-?} huge pages"
+		fi
+	done
+	echo 0 >$HP
+fi
+
 # --- general allocation storm ------------------------------------------------
 storm_file=''
 if [ -b $pmem ] && mke2fs -q $pmem >/dev/null 2>&1 && mkdir -p /mnt/scratch && mount -t ext2 $pmem /mnt/scratch; then
