@@ -221,8 +221,21 @@ struct sampler {
 	const char *tag;
 	volatile int done;
 	struct exec_probe *probe;
-	uint64_t probe_interval_ns;
+	uint64_t probe_interval_ns; /* numa_maps and private-node peaks */
+	struct pn_node_delta *d;    /* role nodes of the phase */
+	int nnodes;
 };
+
+/* Fold the private nodes' current counters into their phase peaks. */
+static void sample_peaks(struct sampler *s)
+{
+	for (int k = 0; k < s->nnodes; k++) {
+		struct pn_nodemem m;
+
+		if (s->d[k].is_private && pn_nodemem_read(s->d[k].node, &m) == 0)
+			pn_node_delta_sample(&s->d[k], &m);
+	}
+}
 
 /* Sum /proc/PID/numa_maps "N<node>=<pages>" by node, in bytes. */
 static int sample_numa_maps(struct exec_probe *p)
@@ -297,14 +310,14 @@ static void *sampler_main(void *arg)
 			if (due[i] < next)
 				next = due[i];
 		}
-		if (s->probe) {
-			if (now >= due[r->ncolls]) {
+		if (now >= due[r->ncolls]) {
+			if (s->probe)
 				sample_numa_maps(s->probe);
-				due[r->ncolls] = now + s->probe_interval_ns;
-			}
-			if (due[r->ncolls] < next)
-				next = due[r->ncolls];
+			sample_peaks(s);
+			due[r->ncolls] = now + s->probe_interval_ns;
 		}
+		if (due[r->ncolls] < next)
+			next = due[r->ncolls];
 		/* Sleep to the next due sample, but wake every 20 ms to see done. */
 		now = pn_now_ns();
 		if (next > now) {
@@ -639,6 +652,8 @@ static int run_phase(struct run *r, const struct pn_config *c, size_t pi, int it
 	pn_info("iteration %d/%d, phase %s: %zu workload(s)%s", iter + 1, c->iterations, ph->name,
 		nfg, exec_mode ? " + command" : "");
 	snapshot(r, &nodes, d, false);
+	sp.d = d;
+	sp.nnodes = nnodes;
 
 	for (size_t i = 0; i < nbg; i++)
 		slot_init(r, &slots[i], &c->background[i], true, &bg_stop);
@@ -686,6 +701,9 @@ static int run_phase(struct run *r, const struct pn_config *c, size_t pi, int it
 			d[k].explained_pages += probe.last_bytes[d[k].node] / r->page_size;
 	}
 	snapshot(r, &nodes, d, true);
+	for (int k = 0; k < nnodes; k++)
+		if (d[k].is_private && d[k].have_peak)
+			pn_node_delta_sample(&d[k], &d[k].after);
 	sample_all(r, r->global_iter, sp.tag);
 
 out_teardown:

@@ -29,16 +29,25 @@ struct pn_node_delta {
 	int node;
 	bool is_private;
 	struct pn_nodemem before, after;
+	struct pn_nodemem peak; /* field-wise maximum over the phase's samples */
+	bool have_peak;
 	int64_t explained_pages; /* verified explicit pages of workloads on this node */
 	/* computed by pn_node_delta_compute(), pages */
 	int64_t used_growth_pages;
 	int64_t growth_pages[PN_NKINDS];
-	int64_t general_pages;		    /* max(0, used growth - explained) */
+	int64_t peak_used_growth_pages; /* from peak, 0 without samples */
+	/* max(0, used growth - explained), growth taken at the end of the phase or
+	 * at its peak, whichever is larger: general allocations that came and went
+	 * during the phase still count.  Explained pages only grow while a
+	 * workload runs, so the peak form never blames explicit pages. */
+	int64_t general_pages;
 	int64_t general_by_kind[PN_NKINDS]; /* anon is net of explained pages */
 	int64_t numa_hit_delta, numa_miss_delta, numa_foreign_delta, private_fallback_delta;
 };
 
 void pn_node_delta_compute(struct pn_node_delta *d, long page_size);
+/* Fold a sample into d->peak. */
+void pn_node_delta_sample(struct pn_node_delta *d, const struct pn_nodemem *m);
 struct cJSON *pn_node_delta_to_json(const struct pn_node_delta *d);
 
 #endif
