@@ -3,6 +3,7 @@
 # pnbench measures the machine it runs on.  MODE (private|stock) comes from
 # /guest/suite.env.  Prints "SUITE <name> rc=<n>" per run and each run.json
 # base64-encoded between SUITE-JSON markers for the host to validate.
+# shellcheck disable=SC1091
 . /guest/suite.env
 PN=/usr/local/bin/pnbench
 if [ "$MODE" = private ]; then

@@ -8,8 +8,13 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
-KS=kernel-series
+KS="./kernel-series"
 n=0
+expect() { # expect DESC FAILDETAIL CMD...: ok when CMD succeeds
+	local desc=$1 detail=$2
+	shift 2
+	if "$@"; then ok "$desc"; else notok "$desc" "$detail"; fi
+}
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
 notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
 skipall() { echo "1..0 # SKIP $1"; exit 4; }
@@ -62,20 +67,18 @@ for mode in private stock; do
 	mis=$(py "$ex" 'd["verdict"]["misplaced_pages"]')
 	gen=$(py "$st" 'max([v["general_pages_max"] for v in d["verdict"]["nodes"].values()] or [-1])')
 	if [ $mode = private ]; then
-		[ "$roles" = "1-2 auto" ] && ok "[private] nodes.private auto finds the kernel's private nodes ($roles)" ||
-			notok "[private] nodes.private auto finds the kernel's private nodes" "roles=$roles"
-		[ "$erc" = 0 ] && [ "${placed:-0}" -gt 0 ] && [ "$mis" = 0 ] &&
-			ok "[private] explicit bind/preferred on private nodes: $placed pages verified there, 0 misplaced, exit 0" ||
-			notok "[private] explicit on private nodes" "rc=$erc placed=$placed misplaced=$mis"
-		[ "$src" = 0 ] && [ "$gen" = 0 ] &&
-			ok "[private] general allocation storm: 0 general pages on the private nodes, verdict pass" ||
-			notok "[private] general allocation storm leaves the private nodes alone" "rc=$src general=$gen"
+		expect "[private] nodes.private auto finds the kernel's private nodes ($roles)" \
+			"roles=$roles" test "$roles" = "1-2 auto"
+		expect "[private] explicit bind/preferred on private nodes: $placed pages verified there, 0 misplaced, exit 0" \
+			"rc=$erc placed=$placed misplaced=$mis" \
+			test "$erc" = 0 -a "${placed:-0}" -gt 0 -a "$mis" = 0
+		expect "[private] general allocation storm: $gen general pages on the private nodes, verdict pass" \
+			"rc=$src general=$gen" test "$src" = 0 -a "$gen" = 0
 	else
-		[ "$erc" = 0 ] && [ "$mis" = 0 ] && ok "[stock] explicit bind/preferred on nodes 1,2: $placed pages verified, exit 0" ||
-			notok "[stock] explicit on nodes 1,2" "rc=$erc placed=$placed misplaced=$mis"
-		[ "$src" = 1 ] && [ "${gen:-0}" -gt 0 ] &&
-			ok "[stock] the same storm leaks onto the device nodes: $gen general pages, verdict fail (exit 1)" ||
-			notok "[stock] the storm leaks onto the device nodes and the verdict fails" "rc=$src general=$gen"
+		expect "[stock] explicit bind/preferred on nodes 1,2: $placed pages verified, exit 0" \
+			"rc=$erc placed=$placed misplaced=$mis" test "$erc" = 0 -a "$mis" = 0
+		expect "[stock] the same storm leaks onto the device nodes: $gen general pages, verdict fail (exit 1)" \
+			"rc=$src general=$gen" test "$src" = 1 -a "${gen:-0}" -gt 0
 	fi
 done
 echo "1..$n"
