@@ -71,23 +71,6 @@ struct parser {
 	struct axis *axes;
 };
 
-static const char *type_name(const cJSON *v)
-{
-	if (cJSON_IsBool(v))
-		return "a boolean";
-	if (cJSON_IsNumber(v))
-		return "a number";
-	if (cJSON_IsString(v))
-		return "a string";
-	if (cJSON_IsArray(v))
-		return "an array";
-	if (cJSON_IsObject(v))
-		return "an object";
-	if (cJSON_IsNull(v))
-		return "null";
-	return "an invalid value";
-}
-
 /* A user string made safe for one log line: printable ASCII, bounded. */
 static const char *clean(const char *s, char *buf, size_t len)
 {
@@ -158,7 +141,7 @@ static const cJSON *field(const cJSON *obj, const char *name)
 static int get_object(const struct parser *ps, const cJSON *v, const char *jpath)
 {
 	if (!cJSON_IsObject(v))
-		return perr(ps, jpath, "must be an object, not %s", type_name(v));
+		return perr(ps, jpath, "must be an object, not %s", pn_json_type_name(v));
 	return 0;
 }
 
@@ -168,7 +151,7 @@ static int get_int(const struct parser *ps, const cJSON *v, const char *jpath, i
 	double d;
 
 	if (!cJSON_IsNumber(v))
-		return perr(ps, jpath, "must be an integer, not %s", type_name(v));
+		return perr(ps, jpath, "must be an integer, not %s", pn_json_type_name(v));
 	d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d))
 		return perr(ps, jpath, "%g is not an integer", d);
@@ -187,7 +170,7 @@ static int get_name(const struct parser *ps, const cJSON *v, const char *jpath)
 	if (!v)
 		return perr(ps, jpath, "required, a name made of [a-z0-9_-]");
 	if (!cJSON_IsString(v))
-		return perr(ps, jpath, "must be a string, not %s", type_name(v));
+		return perr(ps, jpath, "must be a string, not %s", pn_json_type_name(v));
 	s = v->valuestring;
 	if (!*s || strlen(s) > PN_CONFIG_NAME_MAX ||
 	    strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(s))
@@ -249,7 +232,7 @@ static int parse_node_role(const struct parser *ps, const cJSON *v, const char *
 	if (!cJSON_IsArray(v))
 		return perr(ps, jpath,
 			    "must be \"auto\", a node list string or an array of node ids, not %s",
-			    type_name(v));
+			    pn_json_type_name(v));
 	for (const cJSON *e = v->child; e; e = e->next, i++) {
 		char ep[160];
 		int64_t n;
@@ -353,7 +336,7 @@ static int check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 	if (!raw)
 		goto resolve;
 	if (!cJSON_IsObject(raw))
-		return perr(ps, jpath, "params must be an object, not %s", type_name(raw));
+		return perr(ps, jpath, "params must be an object, not %s", pn_json_type_name(raw));
 	for (const cJSON *it = raw->child; it; it = it->next) {
 		const struct pn_opt *o = opt_find(opts, it->string);
 		char vpath[256];
@@ -438,7 +421,7 @@ static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	if (!name)
 		return perr(ps, path, "required: the name of a workload");
 	if (!cJSON_IsString(name))
-		return perr(ps, path, "must be a string, not %s", type_name(name));
+		return perr(ps, path, "must be a string, not %s", pn_json_type_name(name));
 	w = pn_workload_find(name->valuestring);
 	if (!w) {
 		list_workloads(list, sizeof(list));
@@ -461,7 +444,7 @@ static int parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath, s
 	if (!cJSON_IsArray(v))
 		return perr(ps, jpath,
 			    "must be an array of {\"workload\": ..., \"params\": {...}}, not %s",
-			    type_name(v));
+			    pn_json_type_name(v));
 	/* An empty list is legal: a phase without workloads measures an idle
 	 * system (or the command of `pnbench run --exec`). */
 	*n = (size_t)cJSON_GetArraySize(v);
@@ -486,7 +469,7 @@ static int parse_phases(struct parser *ps, const cJSON *v)
 			    "required: a list of phases, e.g. [{\"name\": \"alloc\", "
 			    "\"workloads\": [...]}]");
 	if (!cJSON_IsArray(v))
-		return perr(ps, "$.phases", "must be an array, not %s", type_name(v));
+		return perr(ps, "$.phases", "must be an array, not %s", pn_json_type_name(v));
 	ps->nphases = (size_t)cJSON_GetArraySize(v);
 	if (!ps->nphases)
 		return perr(ps, "$.phases", "needs at least one phase");
@@ -545,7 +528,7 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 		return perr(ps, path,
 			    "must be a collector name or {\"name\": ..., \"interval\": ..., "
 			    "\"params\": {...}}, not %s",
-			    type_name(name));
+			    pn_json_type_name(name));
 	c = pn_collector_find(name->valuestring);
 	if (!c) {
 		list_collectors(list, sizeof(list));
@@ -590,7 +573,7 @@ static int parse_collectors(struct parser *ps, const cJSON *v)
 		return 0;
 	if (!cJSON_IsArray(en))
 		return perr(ps, "$.collectors.enabled",
-			    "must be an array of collector names, not %s", type_name(en));
+			    "must be an array of collector names, not %s", pn_json_type_name(en));
 	ps->ncoll = (size_t)cJSON_GetArraySize(en);
 	ps->coll = pn_xcalloc(ps->ncoll ? ps->ncoll : 1, sizeof(*ps->coll));
 	for (const cJSON *e = en->child; e; e = e->next, i++) {
@@ -620,7 +603,7 @@ static int get_threshold(const struct parser *ps, const cJSON *v, const char *jp
 		return perr(ps, jpath,
 			    "must be an integer page count (>= 0, or -1 to report without a "
 			    "verdict), not %s",
-			    type_name(v));
+			    pn_json_type_name(v));
 	d = v->valuedouble;
 	if (!isfinite(d) || d != floor(d) || d < -1 || d > PN_MAX_EXACT)
 		return perr(ps, jpath,
@@ -670,7 +653,8 @@ static int parse_limits(struct parser *ps, const cJSON *v)
 	if (!s)
 		return 0;
 	if (!cJSON_IsNumber(s))
-		return perr(ps, "$.limits.max_mem_share", "must be a number, not %s", type_name(s));
+		return perr(ps, "$.limits.max_mem_share", "must be a number, not %s",
+			    pn_json_type_name(s));
 	if (!(s->valuedouble > 0 && s->valuedouble <= PN_MEM_SHARE_MAX))
 		return perr(
 			ps, "$.limits.max_mem_share",
@@ -691,7 +675,8 @@ static int parse_top(struct parser *ps)
 	int ret;
 
 	if (!cJSON_IsObject(r))
-		return perr(ps, "$", "a config must be a JSON object, not %s", type_name(r));
+		return perr(ps, "$", "a config must be a JSON object, not %s",
+			    pn_json_type_name(r));
 	ret = check_keys(ps, r, "$", keys);
 	if (!ret)
 		ret = get_name(ps, field(r, "name"), "$.name");
@@ -700,7 +685,7 @@ static int parse_top(struct parser *ps)
 	ps->tmpl.name = field(r, "name")->valuestring;
 	v = field(r, "description");
 	if (v && !cJSON_IsString(v))
-		return perr(ps, "$.description", "must be a string, not %s", type_name(v));
+		return perr(ps, "$.description", "must be a string, not %s", pn_json_type_name(v));
 	ps->tmpl.description = v ? v->valuestring : "";
 	ret = parse_nodes(ps, field(r, "nodes"));
 	if (ret)

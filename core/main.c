@@ -134,25 +134,10 @@ static int cmd_run(int argc, char **argv)
 
 /* ------------------------------------------------------------------ list */
 
-static const char *opt_type_name(enum pn_opt_type t)
-{
-	switch (t) {
-	case PN_OPT_BOOL: return "bool";
-	case PN_OPT_INT: return "int";
-	case PN_OPT_DOUBLE: return "number";
-	case PN_OPT_SIZE: return "size";
-	case PN_OPT_DURATION: return "duration";
-	case PN_OPT_STRING: return "string";
-	case PN_OPT_ENUM: return "enum";
-	case PN_OPT_NODES: return "nodes";
-	}
-	return "?";
-}
-
 static void print_opts(const struct pn_opt *opts)
 {
 	for (const struct pn_opt *o = opts; o && o->name; o++) {
-		printf("      %-16s %-8s default %-10s %s", o->name, opt_type_name(o->type),
+		printf("      %-16s %-8s default %-10s %s", o->name, pn_opt_type_name(o->type),
 		       o->def ? o->def : "(required)", o->help ? o->help : "");
 		if (o->type == PN_OPT_ENUM && o->choices) {
 			printf(" [");

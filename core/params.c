@@ -29,7 +29,7 @@
 /* Integers and byte counts travel as JSON (double) numbers: keep them exact. */
 #define PN_PARAM_MAX_EXACT 9007199254740992.0 /* 2^53 */
 
-static const char *type_name(const cJSON *v)
+const char *pn_json_type_name(const cJSON *v)
 {
 	if (cJSON_IsBool(v))
 		return "a boolean";
@@ -75,7 +75,7 @@ static const char *quote(const char *s, char *buf, size_t len)
 	return buf;
 }
 
-static const char *opt_type_name(enum pn_opt_type t)
+const char *pn_opt_type_name(enum pn_opt_type t)
 {
 	switch (t) {
 	case PN_OPT_BOOL: return "bool";
@@ -145,7 +145,7 @@ static int check_size(const struct pn_opt *o, const cJSON *v, const char *file, 
 		return pn_error(
 			-EINVAL,
 			"%s: %s: must be a size such as \"64M\" or a number of bytes, not %s", file,
-			vpath, type_name(v));
+			vpath, pn_json_type_name(v));
 	}
 	return check_range(o, file, vpath, *bytes);
 }
@@ -176,7 +176,7 @@ static int check_duration(const struct pn_opt *o, const cJSON *v, const char *fi
 		return pn_error(-EINVAL,
 				"%s: %s: must be a duration such as \"500ms\" or a number of "
 				"milliseconds, not %s",
-				file, vpath, type_name(v));
+				file, vpath, pn_json_type_name(v));
 	}
 	return check_range(o, file, vpath, *ms);
 }
@@ -201,7 +201,7 @@ static int check_enum(const struct pn_opt *o, const cJSON *v, const char *file, 
 	}
 	if (!cJSON_IsString(v))
 		return pn_error(-EINVAL, "%s: %s: must be one of %s (a string), not %s", file,
-				vpath, list, type_name(v));
+				vpath, list, pn_json_type_name(v));
 	return pn_error(-EINVAL, "%s: %s: %s is not one of: %s", file, vpath,
 			quote(v->valuestring, q, sizeof(q)), list);
 }
@@ -228,7 +228,7 @@ static int check_nodes(const cJSON *v, const char *file, const char *vpath, cJSO
 		return pn_error(-EINVAL,
 				"%s: %s: must be \"private\", \"dram\", \"all\" or a node list "
 				"such as \"0,2,5-7\", not %s",
-				file, vpath, type_name(v));
+				file, vpath, pn_json_type_name(v));
 	str = v->valuestring;
 	if (!strcmp(str, "private") || !strcmp(str, "dram") || !strcmp(str, "all")) {
 		*out = cJSON_CreateString(str);
@@ -281,7 +281,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	if (!v) {
 		if (!o->def)
 			return pn_error(-EINVAL, "%s: %s: required option is missing (%s%s%s)",
-					file, vpath, opt_type_name(o->type), o->help ? ": " : "",
+					file, vpath, pn_opt_type_name(o->type), o->help ? ": " : "",
 					o->help ? o->help : "");
 		def = default_value(o);
 		if (!def)
@@ -292,7 +292,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	case PN_OPT_BOOL:
 		if (!cJSON_IsBool(v)) {
 			ret = pn_error(-EINVAL, "%s: %s: must be true or false, not %s", file,
-				       vpath, type_name(v));
+				       vpath, pn_json_type_name(v));
 			break;
 		}
 		*out = cJSON_CreateBool(cJSON_IsTrue(v));
@@ -300,7 +300,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	case PN_OPT_INT:
 		if (!cJSON_IsNumber(v)) {
 			ret = pn_error(-EINVAL, "%s: %s: must be an integer, not %s", file, vpath,
-				       type_name(v));
+				       pn_json_type_name(v));
 			break;
 		}
 		d = v->valuedouble;
@@ -315,7 +315,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	case PN_OPT_DOUBLE:
 		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
 			ret = pn_error(-EINVAL, "%s: %s: must be a number, not %s", file, vpath,
-				       type_name(v));
+				       pn_json_type_name(v));
 			break;
 		}
 		ret = check_range(o, file, vpath, v->valuedouble);
@@ -335,7 +335,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	case PN_OPT_STRING:
 		if (!cJSON_IsString(v)) {
 			ret = pn_error(-EINVAL, "%s: %s: must be a string, not %s", file, vpath,
-				       type_name(v));
+				       pn_json_type_name(v));
 			break;
 		}
 		*out = cJSON_CreateString(v->valuestring);
@@ -430,7 +430,7 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const c
 	*out = NULL;
 	if (in && !cJSON_IsObject(in))
 		return pn_error(-EINVAL, "%s: %s: params must be an object, not %s", file, jpath,
-				type_name(in));
+				pn_json_type_name(in));
 	for (it = in ? in->child : NULL; it; it = it->next) {
 		if (!it->string)
 			return pn_error(-EINVAL, "%s: %s: malformed object", file, jpath);

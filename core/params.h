@@ -76,4 +76,8 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const c
 int pn_param_check(const struct pn_opt *opt, const struct cJSON *in, const char *file,
 		   const char *vpath, struct cJSON **out);
 
+/* Names for messages and listings: "a number", "an object" ...; "size", "nodes" ... */
+const char *pn_json_type_name(const struct cJSON *v);
+const char *pn_opt_type_name(enum pn_opt_type t);
+
 #endif /* PN_PARAMS_H */
