@@ -630,8 +630,10 @@ static void test_bad_configs(void **state)
 	fmt(dir, "%s/tests/configs-bad", srcdir);
 	fmt(path, "%s/EXPECTED", dir);
 	f = fopen(path, "r");
-	if (!f)
+	if (!f) {
 		fail_msg("cannot open %s: %s", path, strerror(errno));
+		return;
+	}
 	while (fgets(line, sizeof(line), f)) {
 		struct pn_config_set cs = { .n = 99 };
 		char *sp, want[PATH_MAX + 1600];
