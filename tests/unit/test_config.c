@@ -25,6 +25,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "capture.h"
 #include "config.h"
 #include "params.h"
 
@@ -39,34 +40,6 @@ static char srcdir[PATH_MAX];
 		if (n_ < 0 || (size_t)n_ >= sizeof(buf))                                           \
 			fail_msg("path or message too long for %s", #buf);                         \
 	} while (0)
-
-static char captured[16384];
-static int cap_fd = -1;
-static FILE *cap_file;
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_fd = dup(2);
-	assert_true(cap_fd >= 0);
-	assert_true(dup2(fileno(cap_file), 2) >= 0);
-}
-
-static const char *capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(cap_fd, 2);
-	close(cap_fd);
-	rewind(cap_file);
-	n = fread(captured, 1, sizeof(captured) - 1, cap_file);
-	captured[n] = '\0';
-	fclose(cap_file);
-	return captured;
-}
 
 static bool wl_has_opt(const char *wl, const char *opt)
 {

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
+#include "capture.h"
 #include "params.h"
 #include "workload.h"
 
@@ -40,37 +41,6 @@ static const struct pn_opt opts_required[] = {
 	{ "count", PN_OPT_INT, "3", "how many", NULL, 0, 0 },
 	{ NULL },
 };
-
-/* ---- stderr capture: errors must be checked by their text ---- */
-
-static char captured[8192];
-
-static int cap_fd = -1;
-static FILE *cap_file;
-
-static void capture_begin(void)
-{
-	fflush(stderr);
-	cap_file = tmpfile();
-	assert_non_null(cap_file);
-	cap_fd = dup(2);
-	assert_true(cap_fd >= 0);
-	assert_true(dup2(fileno(cap_file), 2) >= 0);
-}
-
-static const char *capture_end(void)
-{
-	size_t n;
-
-	fflush(stderr);
-	dup2(cap_fd, 2);
-	close(cap_fd);
-	rewind(cap_file);
-	n = fread(captured, 1, sizeof(captured) - 1, cap_file);
-	captured[n] = '\0';
-	fclose(cap_file);
-	return captured;
-}
 
 /* Resolve a JSON text against a table; on failure return the message. */
 static int resolve_text(const struct pn_opt *table, const char *json, cJSON **out, const char **msg)
