@@ -56,7 +56,7 @@ if [[ ! -f "$base/.pnbench-base-ready" ]]; then
 	git -C "$base.tmp" config gc.auto 0
 	# -f: some tracked upstream files match .gitignore patterns.
 	git -C "$base.tmp" add -A -f
-	ver=$(make -s -C "$base.tmp" kernelversion)
+	ver=$(make -s --no-print-directory -C "$base.tmp" kernelversion)
 	git -C "$base.tmp" commit -q -m "base: Linux $ver ($base_id)"
 	mv "$base.tmp" "$base"
 	# git records absolute worktree paths; none exist yet, so the move is safe.
@@ -67,7 +67,7 @@ fi
 # Sanity: BASE (written by the patch author) should name this version.
 if [[ -f "$PN_SERIES_DIR/BASE" ]]; then
 	want=$(grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' "$PN_SERIES_DIR/BASE" | head -n1 || true)
-	have=$(make -s -C "$base" kernelversion)
+	have=$(make -s --no-print-directory -C "$base" kernelversion)
 	if [[ -n "$want" && "$want" != "$have" ]]; then
 		pn_die "kernel-series/BASE names $want but the base tree is $have"
 	fi

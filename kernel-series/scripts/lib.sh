@@ -30,7 +30,7 @@ pn_base_id() {
 	if [[ -n "${KSRC:-}" ]]; then
 		[[ -f "$KSRC/Makefile" ]] || pn_die "KSRC=$KSRC is not a kernel tree (no Makefile)"
 		local ver
-		ver=$(make -s -C "$KSRC" kernelversion 2>/dev/null) || pn_die "cannot read kernelversion from KSRC=$KSRC"
+		ver=$(make -s --no-print-directory -C "$KSRC" kernelversion 2>/dev/null) || pn_die "cannot read kernelversion from KSRC=$KSRC"
 		printf 'ksrc-%s-%s\n' "$ver" "$(realpath "$KSRC" | sha256sum | cut -c1-12)"
 	else
 		[[ -f "$PN_DEBIAN_TARBALL" ]] || pn_die "$PN_DEBIAN_TARBALL missing: run scripts/get-base.sh as root (installs $PN_DEBIAN_PACKAGE) or pass KSRC=<kernel tree>"
