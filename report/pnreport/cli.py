@@ -1,0 +1,117 @@
+"""Command table of pnreport (perf/git style: {name: fn}, each cmd_* thin).
+
+Exit codes: 0 done (compare: no regression), 1 regression found with
+--fail-on-regression (compare) or a demo cell off its expected value
+(demo --check), 2 bad input or usage (missing file, wrong schema_version,
+malformed CSV, an incomplete run where a verdict is asked for)."""
+import argparse
+import os
+import sys
+
+from .load import InputError, load_run
+
+
+def _write(path, text):
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
+def _png_dir(page_figs, d):
+    os.makedirs(d, exist_ok=True)
+    for f in page_figs:
+        with open(os.path.join(d, f.name + ".png"), "wb") as fh:
+            fh.write(f.png)
+
+
+def cmd_run(a):
+    from . import run_report
+    if os.path.isdir(a.dir) and os.path.exists(os.path.join(a.dir, "demo.json")) \
+            and not os.path.exists(os.path.join(a.dir, "run.json")):
+        return cmd_demo(a)
+    run = load_run(a.dir)
+    if run.incomplete:
+        print(f"pnreport: {run.jpath}: run is {run.state} ({run.reason}); the report is marked so",
+              file=sys.stderr)
+    page = run_report.build(run)
+    out = a.output or os.path.join(run.dir, "report.html")
+    _write(out, page.render())
+    if a.png_dir:
+        _png_dir(page.figure_objs, a.png_dir)
+    print(out)
+    return 0
+
+
+def cmd_demo(a):
+    from . import demo
+    page, ok = demo.build(a.dir)
+    out = a.output or os.path.join(a.dir, "report.html")
+    _write(out, page.render())
+    if getattr(a, "png_dir", None):
+        _png_dir(page.figure_objs, a.png_dir)
+    print(out)
+    return 1 if getattr(a, "check", False) and not ok else 0
+
+
+def cmd_compare(a):
+    from . import compare
+    return compare.main(a)
+
+
+def cmd_dashboard(a):
+    from . import dashboard
+    return dashboard.main(a)
+
+
+def cmd_summary(a):
+    from . import summary
+    return summary.main(a)
+
+
+def parser():
+    ap = argparse.ArgumentParser(prog="pnreport", description="reports on pnbench results (schema_version 2)")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("run", help="one self-contained HTML page for a run (or a make demo directory)")
+    r.add_argument("dir")
+    r.add_argument("-o", "--output", help="HTML file (default DIR/report.html)")
+    r.add_argument("--png-dir", help="also write every plot as a PNG file here")
+    r.set_defaults(fn=cmd_run)
+    d = sub.add_parser("demo", help="the truth table of make demo (DIR holds demo.json)")
+    d.add_argument("dir")
+    d.add_argument("-o", "--output")
+    d.add_argument("--png-dir")
+    d.add_argument("--check", action="store_true", help="exit 1 when a cell is not as expected")
+    d.set_defaults(fn=cmd_demo)
+    c = sub.add_parser("compare", help="runs side by side (first = baseline), statistics, regression gate")
+    c.add_argument("runs", nargs="+")
+    c.add_argument("--format", choices=("text", "html", "json"), default="text")
+    c.add_argument("-o", "--output", help="write here instead of stdout")
+    c.add_argument("--config", help="thresholds and noise floors (JSON; default report/compare.json)")
+    c.add_argument("--fail-on-regression", action="store_true", help="exit 1 when a metric regresses")
+    c.add_argument("--allow-incomplete", action="store_true",
+                   help="compare incomplete runs too (marked); default: refuse with exit 2")
+    c.add_argument("--all", action="store_true", help="text: list unchanged metrics too")
+    c.set_defaults(fn=cmd_compare)
+    b = sub.add_parser("dashboard", help="index results into SQLite, write history pages and CSV")
+    b.add_argument("results", nargs="+", help="run directories, or directories holding them")
+    b.add_argument("--db", default="results/index.sqlite", help="SQLite index (created; appended to)")
+    b.add_argument("-o", "--output", default="results/dashboard", help="directory of the HTML pages")
+    b.add_argument("--csv", help="export every metric sample to this CSV file")
+    b.add_argument("--config", help="compare config for the regression marks")
+    b.set_defaults(fn=cmd_dashboard)
+    s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians")
+    s.add_argument("dir")
+    s.set_defaults(fn=cmd_summary)
+    return ap
+
+
+def main(argv):
+    a = parser().parse_args(argv[1:])
+    try:
+        return a.fn(a)
+    except InputError as e:
+        print(f"pnreport: {e}", file=sys.stderr)
+        return e.code
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,479 @@
+"""matplotlib figures of a run, each returned as a Figure (PNG bytes + pixel size).
+
+Conventions: titles say what to conclude (computed from the data), units are
+human (GiB, µs) and chosen per axis, legends sit outside the data area, and
+layout is constrained so labels do not overlap."""
+import io
+import math
+from collections import OrderedDict
+
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from matplotlib.transforms import blended_transform_factory  # noqa: E402
+
+from . import units  # noqa: E402
+
+DPI = 100
+KIND_COLORS = OrderedDict([
+    ("anon", "#4e79a7"), ("file", "#f28e2b"), ("slab", "#59a14f"), ("kernel_stack", "#b07aa1"),
+    ("page_tables", "#edc948"), ("hugetlb", "#76b7b2"), ("other", "#9c9c9c")])
+PHASE_SHADES = ["#e8eef7", "#fdf0e1", "#e6f2e3", "#f3e8f1", "#fbf6dc", "#e3f1f0", "#efefef"]
+NODE_COLORS = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948"]
+
+
+class Figure:
+    def __init__(self, name, title, png, width, height):
+        self.name, self.title, self.png, self.width, self.height = name, title, png, width, height
+
+
+def _render(fig, name, title):
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI)
+    w, h = fig.canvas.get_width_height()
+    plt.close(fig)
+    return Figure(name, title, buf.getvalue(), int(w), int(h))
+
+
+def _new(w, h, **kw):
+    return plt.subplots(figsize=(w, h), dpi=DPI, layout="constrained", **kw)
+
+
+# ---------------------------------------------------------------- nodes over time
+MEMINFO_KINDS = [("anon", "AnonPages"), ("file", "FilePages"), ("slab", "Slab"),
+                 ("kernel_stack", "KernelStack"), ("page_tables", "PageTables")]
+
+
+def node_kinds(header, rows, node):
+    """{kind: np.array bytes} for a node from nodestat columns; 'other' closes the sum
+    to MemUsed so the stack adds up to used memory at every sample."""
+    col = {h: i for i, h in enumerate(header)}
+    pre = f"node{node}.meminfo."
+
+    def series(key):
+        c = col.get(pre + key)
+        return None if c is None else np.array([r[c] for r in rows], dtype=float)
+    used = series("MemUsed")
+    if used is None:
+        tot, free = series("MemTotal"), series("MemFree")
+        if tot is None or free is None:
+            return None, None
+        used = tot - free
+    out = OrderedDict()
+    acc = np.zeros(len(rows))
+    for kind, key in MEMINFO_KINDS:
+        s = series(key)
+        if s is not None:
+            out[kind] = s
+            acc += s
+    ht, hf = series("HugePages_Total"), series("HugePages_Free")
+    if ht is not None and hf is not None:
+        hp = series("Hugepagesize")
+        out["hugetlb"] = (ht - hf) * (hp if hp is not None else 2 << 20)
+        acc += out["hugetlb"]
+    out["other"] = used - acc
+    return out, used
+
+
+def segments(rows):
+    """[(iteration, phase, first_row, last_row_exclusive)] of consecutive rows."""
+    segs, start = [], 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or (rows[i][1], rows[i][2]) != (rows[start][1], rows[start][2]):
+            segs.append((rows[start][1], rows[start][2], start, i))
+            start = i
+    return segs
+
+
+def nodes_over_time(run, header, rows, conclusions):
+    """Per node: memory change since the start of each phase, stacked by kind (positive
+    kinds up, negative down), used memory as a line; phases shaded over their real
+    time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below."""
+    nodes = sorted({int(h.split(".")[0][4:]) for h in header[3:]
+                    if h.startswith("node") and ".meminfo.MemUsed" in h}
+                   or {int(h.split(".")[0][4:]) for h in header[3:] if h.startswith("node")})
+    if not rows or not nodes:
+        return None
+    private = set(run.private_nodes())
+    t = np.array([r[0] for r in rows], dtype=float)
+    tz = t[0]
+    x = (t - tz) / 1e9
+    segs = segments(rows)
+    # real spans of the phases from run.json, by (iteration index, phase name)
+    spans = OrderedDict()
+    for _, it, ph in run.phases():
+        if ph.get("t0_ns") is not None and ph.get("t1_ns") is not None:
+            spans[(it.get("index"), ph["name"])] = ((ph["t0_ns"] - tz) / 1e9, (ph["t1_ns"] - tz) / 1e9)
+    for it_i, ph_n, a, b in segs:
+        spans.setdefault((it_i, ph_n), (x[a], x[b - 1]))
+    phase_names = list(OrderedDict.fromkeys(n for _, n in spans))
+    shade = {n: PHASE_SHADES[i % len(PHASE_SHADES)] for i, n in enumerate(phase_names)}
+
+    n = len(nodes)
+    fig = plt.figure(figsize=(12, 1.0 + 2.4 * n + 0.9), dpi=DPI, layout="constrained")
+    gs = fig.add_gridspec(n + 1, 1, height_ratios=[0.35] + [2.4] * n)
+    strip = fig.add_subplot(gs[0])
+    axes = [fig.add_subplot(gs[i + 1], sharex=strip) for i in range(n)]
+    xmax = max(x[-1], max(b for _, b in spans.values()))
+    strip.set_xlim(0, xmax)
+    strip.set_ylim(0, 1)
+    strip.axis("off")
+    fig.canvas.draw()
+    px_per_s = strip.get_window_extent().width / max(xmax, 1e-9)
+    last_it = None
+    for (it_i, name), (a, b) in spans.items():
+        strip.axvspan(a, b, color=shade[name], lw=0)
+        w_px = (b - a) * px_per_s
+        if w_px > 7.5 * len(name) + 6:
+            strip.text((a + b) / 2, 0.5, name, ha="center", va="center", fontsize=8)
+        elif w_px > 14:
+            strip.text((a + b) / 2, 0.5, name[:max(1, int(w_px / 8) - 1)] + "…" if len(name) > 1 else name,
+                       ha="center", va="center", fontsize=7)
+        if it_i != last_it:
+            strip.axvline(a, color="0.3", lw=0.8, ls="--")
+            strip.text(a, 1.02, f"iteration {it_i}", fontsize=7, va="bottom", ha="left",
+                       transform=blended_transform_factory(strip.transData, strip.transAxes))
+            last_it = it_i
+    strip.set_title("Memory per node: change since each phase start, stacked by kind",
+                    loc="left", fontsize=11, pad=14)
+
+    kind_handles = OrderedDict()
+    for ax, node in zip(axes, nodes):
+        kinds, used = node_kinds(header, rows, node)
+        if kinds is None:
+            ax.text(0.5, 0.5, f"node {node}: no meminfo columns", transform=ax.transAxes, ha="center")
+            continue
+        # deltas from each segment's first sample
+        deltas = {k: np.empty(len(rows)) for k in kinds}
+        dused = np.empty(len(rows))
+        for _, _, a, b in segs:
+            for k, s in kinds.items():
+                deltas[k][a:b] = s[a:b] - s[a]
+            dused[a:b] = used[a:b] - used[a]
+        allv = np.concatenate([np.abs(v) for v in deltas.values()] + [np.abs(dused)])
+        uname, f = units.scale_for("bytes", [float(allv.max()) if allv.size else 0.0])
+        if f == 1:
+            uname, f = "KiB", 1024.0
+        for (it_i, name), (a, b) in spans.items():
+            ax.axvspan(a, b, color=shade[name], lw=0, zorder=0)
+        for _, _, a, b in segs:
+            xs = x[a:b]
+            pos = np.zeros(b - a)
+            neg = np.zeros(b - a)
+            for k, d in deltas.items():
+                d = d[a:b] / f
+                p, q = np.clip(d, 0, None), np.clip(d, None, 0)
+                if np.any(p):
+                    h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2)
+                    kind_handles.setdefault(k, h)
+                    pos = pos + p
+                if np.any(q):
+                    h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2)
+                    kind_handles.setdefault(k, h)
+                    neg = neg + q
+            (ln,) = ax.plot(xs, dused[a:b] / f, color="black", lw=0.9, zorder=3)
+            kind_handles.setdefault("used (MemUsed)", ln)
+        ax.axhline(0, color="0.4", lw=0.6, zorder=1)
+        # general allocations of each phase from run.json: too small to see on an axis
+        # that also holds GiB of explicit pages, so they are written where they happened
+        if node in private:
+            ps = run.doc.get("host", {}).get("page_size", 4096)
+            row_end = [-1e9, -1e9, -1e9]
+            ax_px = ax.get_window_extent().width / max(xmax, 1e-9)
+            for _, it, ph in run.phases():
+                g = ((ph.get("nodes") or {}).get(str(node)) or {}).get("general_pages") or {}
+                span = spans.get((it.get("index"), ph.get("name")))
+                if not g.get("total") or not span:
+                    continue
+                label = f"+{units.fmt(g['total'] * ps, 'bytes')} general"
+                half = (6.2 * len(label) + 8) / 2
+                xc = (span[0] + span[1]) / 2 * ax_px
+                slot = next((i for i, e in enumerate(row_end) if xc - half >= e), None)
+                if slot is None:
+                    continue
+                row_end[slot] = xc + half
+                ax.annotate(label, xy=((span[0] + span[1]) / 2, 1.0), xycoords=("data", "axes fraction"),
+                            xytext=(0, -2 - 10 * slot), textcoords="offset points", ha="center", va="top", fontsize=7,
+                            color="#8a1c12", fontweight="bold", zorder=6)
+                ax.axvspan(span[0], span[1], ymin=0.92, ymax=1.0, color="#e15759", alpha=0.35, lw=0, zorder=1)
+        role = "private" if node in private else ("DRAM" if node in run.dram_nodes() else "other")
+        ax.set_title(conclusions.get(node, f"node {node} ({role})"), loc="left", fontsize=10,
+                     color="#8a1c12" if node in private and "general" in conclusions.get(node, "")
+                     and "no general" not in conclusions.get(node, "") else "black")
+        ax.set_ylabel(f"Δ {uname}")
+        ax.grid(True, axis="y", alpha=0.3)
+        if ax is not axes[-1]:
+            plt.setp(ax.get_xticklabels(), visible=False)
+    axes[-1].set_xlabel("seconds since the first sample")
+    order = [k for k in list(KIND_COLORS) + ["used (MemUsed)"] if k in kind_handles]
+    handles = [kind_handles[k] for k in order] + [
+        matplotlib.patches.Patch(color=shade[p]) for p in phase_names]
+    labels = [k.replace("_", " ") for k in order] + [f"phase {p}" for p in phase_names]
+    axes[-1].legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.28),
+                    ncol=min(8, len(labels)), fontsize=8, frameon=False)
+    return _render(fig, "nodes", "Memory per node over time")
+
+
+# ---------------------------------------------------------------- isolation
+def isolation(run, by_phase, title):
+    """by_phase: {node: {phase: {kind: pages}}} (worst iteration per phase)."""
+    nodes = sorted(by_phase)
+    if not nodes:
+        return None
+    phases = list(OrderedDict.fromkeys(p for n in nodes for p in by_phase[n]))
+    fig, axes = _new(max(6, 1.2 + 1.1 * len(phases) * len(nodes)), 3.8, ncols=len(nodes),
+                     sharey=True, squeeze=False)
+    ymax = 0
+    for ax, node in zip(axes[0], nodes):
+        bottom = np.zeros(len(phases))
+        for k, c in KIND_COLORS.items():
+            v = np.array([by_phase[node].get(p, {}).get(k, 0) for p in phases], dtype=float)
+            if np.any(v):
+                ax.bar(range(len(phases)), v, bottom=bottom, color=c, label=k.replace("_", " "))
+            bottom += v
+        ymax = max(ymax, bottom.max() if bottom.size else 0)
+        for i, tot in enumerate(bottom):
+            ax.text(i, tot, units.num(int(tot)), ha="center", va="bottom", fontsize=8)
+        ax.set_xticks(range(len(phases)), phases, rotation=30 if len(phases) > 3 else 0,
+                      ha="right" if len(phases) > 3 else "center", fontsize=8)
+        ax.set_title(f"private node {node}", fontsize=10, loc="left")
+        ax.grid(True, axis="y", alpha=0.3)
+    axes[0][0].set_ylabel("general pages (worst iteration)")
+    axes[0][0].set_ylim(0, max(1, ymax) * 1.18)
+    h, l_ = [], []
+    for ax in axes[0]:
+        for hh, ll in zip(*ax.get_legend_handles_labels()):
+            if ll not in l_:
+                h.append(hh)
+                l_.append(ll)
+    if h:
+        axes[0][-1].legend(h, l_, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    return _render(fig, "isolation", "General pages on private nodes")
+
+
+# ---------------------------------------------------------------- exhaustion
+def spill(rows, cols, title):
+    ci = {c: i for i, c in enumerate(cols)}
+    req = np.array([r[ci["requested_bytes"]] for r in rows], dtype=float)
+    chunk = np.array([r[ci["chunk_bytes"]] for r in rows], dtype=float) if "chunk_bytes" in ci \
+        else np.diff(np.concatenate([[0], req]))
+    node = [r[ci["node"]] for r in rows]
+    order = list(OrderedDict.fromkeys(node))
+    uname, f = units.scale_for("bytes", [req.max()])
+    fig, ax = _new(9, 3.8)
+    bottom = np.zeros(len(rows))
+    for i, nd in enumerate(order):
+        y = np.cumsum([c if n == nd else 0 for c, n in zip(chunk, node)]) / f
+        ax.fill_between(req / f, bottom, bottom + y, step="post", color=NODE_COLORS[i % len(NODE_COLORS)],
+                        label=f"landed on node {nd}", lw=0)
+        bottom = bottom + y
+    ax.set_xlabel(f"bytes requested so far ({uname})")
+    ax.set_ylabel(f"placed ({uname})")
+    ax.set_xlim(0, req.max() / f)
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title(title, loc="left", fontsize=11)
+    return _render(fig, "spill", "Exhaustion spill curve")
+
+
+def latency_cdf(rows, cols, title, name="latency_cdf"):
+    ci = {c: i for i, c in enumerate(cols)}
+    lat_col = next(c for c in cols if c.endswith("_ns"))
+    pcol = "percentile" if "percentile" in ci else "q"
+    group = next((c for c in cols if c not in (lat_col, pcol)), None)
+    groups = OrderedDict()
+    for r in rows:
+        groups.setdefault(r[ci[group]] if group else "all", []).append((r[ci[pcol]], r[ci[lat_col]]))
+    uname, f = units.scale_for("ns", [max(r[ci[lat_col]] for r in rows)])
+    fig, ax = _new(8, 3.6)
+    for i, (g, pts) in enumerate(groups.items()):
+        pts.sort(key=lambda p: p[1])
+        ax.plot([p[1] / f for p in pts], [p[0] for p in pts], marker="o", ms=3,
+                color=NODE_COLORS[i % len(NODE_COLORS)], label=str(g).replace("_", " "))
+    ax.set_xscale("log")
+    ax.set_xlabel(f"latency ({uname}, log scale)")
+    ax.set_ylabel("percentile (%)")
+    ax.set_ylim(0, 100)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(loc="lower right", fontsize=8, frameon=False)
+    ax.set_title(title, loc="left", fontsize=11)
+    return _render(fig, name, "Latency CDF")
+
+
+# ---------------------------------------------------------------- interleave
+def interleave(rows, cols, title):
+    ci = {c: i for i, c in enumerate(cols)}
+    nodes = [str(r[ci["node"]]) for r in rows]
+    exp = np.array([r[ci["expected_pages"]] for r in rows], dtype=float)
+    got = np.array([r[ci["pages"]] for r in rows], dtype=float)
+    fig, ax = _new(max(5, 1.5 + 1.6 * len(nodes)), 3.6)
+    xs = np.arange(len(nodes))
+    ax.bar(xs - 0.2, exp, 0.4, color="#bab0ac", label="expected from the weights")
+    ax.bar(xs + 0.2, got, 0.4, color="#4e79a7", label="measured (move_pages)")
+    for i in range(len(nodes)):
+        d = got[i] - exp[i]
+        ax.text(xs[i] + 0.2, got[i], "exact" if d == 0 else f"{d:+,.0f}".replace(",", "\u202f"),
+                ha="center", va="bottom", fontsize=8, color="#185c18" if d == 0 else "#8a1c12")
+    labels = [f"node {n}" + (f"\nweight {r[ci['weight']]}" if "weight" in ci else "")
+              for n, r in zip(nodes, rows)]
+    ax.set_xticks(xs, labels, fontsize=8)
+    ax.set_ylabel("pages")
+    ax.set_ylim(0, max(got.max(), exp.max()) * 1.2)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
+    ax.set_title(title, loc="left", fontsize=11)
+    return _render(fig, "interleave", "Interleave distribution")
+
+
+# ---------------------------------------------------------------- latency matrix
+def _heat(ax, fig, mat, rows_l, cols_l, cell_text, cbar_label, cmap):
+    m = np.ma.masked_invalid(mat)
+    im = ax.imshow(m, cmap=cmap, aspect="auto")
+    ax.set_xticks(range(len(cols_l)), [f"node {c}" for c in cols_l], fontsize=8)
+    ax.set_yticks(range(len(rows_l)), [f"node {r}" for r in rows_l], fontsize=8)
+    ax.set_xlabel("target (memory)")
+    ax.set_ylabel("initiator (CPUs)")
+    for i in range(mat.shape[0]):
+        for j in range(mat.shape[1]):
+            if cell_text[i][j]:
+                v = mat[i, j]
+                r, g, b, _ = im.cmap(im.norm(v)) if math.isfinite(v) else (1, 1, 1, 1)
+                dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+                ax.text(j, i, cell_text[i][j], ha="center", va="center", fontsize=8,
+                        color="white" if dark else "black")
+    fig.colorbar(im, ax=ax, label=cbar_label, shrink=0.9)
+
+
+def latency_matrix(lat, bw, title):
+    """lat: {(src, dst): (measured_ns, declared_ns|None)}; bw: {(src, dst): (bytes/s, declared|None)}."""
+    panels = [p for p in (("lat", lat), ("bw", bw)) if p[1]]
+    if not panels:
+        return None
+    nsrc = max(len({s for s, _ in d}) for _, d in panels)
+    fig, axes = _new(5.2 * len(panels) + 0.6, 1.9 + 0.75 * nsrc, ncols=len(panels), squeeze=False)
+    for ax, (kind, d) in zip(axes[0], panels):
+        srcs = sorted({s for s, _ in d}, key=lambda v: int(v))
+        dsts = sorted({t for _, t in d}, key=lambda v: int(v))
+        mat = np.full((len(srcs), len(dsts)), np.nan)
+        txt = [["" for _ in dsts] for _ in srcs]
+        if kind == "lat":
+            un, f = units.scale_for("ns", [v[0] for v in d.values()])
+        else:
+            un, f = units.scale_for("bytes/s", [v[0] for v in d.values()])
+        for (s, t), (meas, decl) in d.items():
+            i, j = srcs.index(s), dsts.index(t)
+            mat[i, j] = meas / f
+            txt[i][j] = f"{units.num(meas / f)}"
+            if decl:
+                txt[i][j] += f"\nHMAT {units.num(decl / f)}\n×{meas / decl:.2f}"
+        _heat(ax, fig, mat, srcs, dsts, txt, f"measured ({un})",
+              "YlOrRd" if kind == "lat" else "YlGnBu")
+        ax.set_title(("idle latency" if kind == "lat" else "read bandwidth") + f" ({un})",
+                     fontsize=10, loc="left")
+    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    return _render(fig, "latency-matrix", "Latency and bandwidth against HMAT")
+
+
+def loaded_latency(rows, cols, title):
+    ci = {c: i for i, c in enumerate(cols)}
+    bwc = next(c for c in cols if "bandwidth" in c)
+    latc = next(c for c in cols if c.endswith("_ns"))
+    grp = "threads" if "threads" in ci else None
+    groups = OrderedDict()
+    for r in rows:
+        groups.setdefault(r[ci[grp]] if grp else "", []).append((r[ci[bwc]], r[ci[latc]]))
+    bun, bf = units.scale_for("bytes/s", [r[ci[bwc]] for r in rows])
+    lun, lf = units.scale_for("ns", [r[ci[latc]] for r in rows])
+    fig, ax = _new(8, 3.6)
+    for i, (g, pts) in enumerate(groups.items()):
+        pts.sort()
+        ax.plot([p[0] / bf for p in pts], [p[1] / lf for p in pts], marker="o", ms=3,
+                color=NODE_COLORS[i % len(NODE_COLORS)], label=f"{g} threads" if grp else None)
+    ax.set_xlabel(f"bandwidth ({bun})")
+    ax.set_ylabel(f"latency ({lun})")
+    ax.grid(True, alpha=0.3)
+    if grp:
+        ax.legend(loc="upper left", fontsize=8, frameon=False)
+    ax.set_title(title, loc="left", fontsize=11)
+    return _render(fig, "loaded-latency", "Loaded latency")
+
+
+# ---------------------------------------------------------------- demo truth table
+def truth_table(scen, cells, grid, title):
+    """grid[i][j] = (text, pass|None) for scenario i, cell j."""
+    fig, ax = _new(1.8 + 1.55 * len(cells), 0.9 + 0.48 * len(scen))
+    mat = np.array([[1.0 if g[1] else (0.0 if g[1] is False else 0.5) for g in row] for row in grid])
+    cmap = matplotlib.colors.ListedColormap(["#f4b6ae", "#eeeeee", "#b9e0b2"])
+    ax.imshow(mat, cmap=cmap, vmin=0, vmax=1, aspect="auto")
+    for i, row in enumerate(grid):
+        for j, (text, ok) in enumerate(row):
+            ax.text(j, i, ("" if ok else "✗ ") + _wrap(text, 20), ha="center", va="center", fontsize=7.5)
+    ax.set_xticks(range(len(cells)), cells, fontsize=8)
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(len(scen)), scen, fontsize=8)
+    ax.set_xticks(np.arange(-0.5, len(cells)), minor=True)
+    ax.set_yticks(np.arange(-0.5, len(scen)), minor=True)
+    ax.grid(which="minor", color="white", lw=2)
+    ax.tick_params(which="both", length=0)
+    ax.set_title(title, loc="left", fontsize=11)
+    return _render(fig, "truth-table", "Demo truth table")
+
+
+def _wrap(s, width):
+    words, lines, cur = str(s).split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}".strip()
+    lines.append(cur)
+    return "\n".join(lines[:3])
+
+
+# ---------------------------------------------------------------- compare / history
+def compare_deltas(items, title):
+    """items: [(label, delta_pct, lo_pct, hi_pct, status)] -> horizontal bars with CI."""
+    if not items:
+        return None
+    fig, ax = _new(10, 0.9 + 0.32 * len(items))
+    ys = np.arange(len(items))[::-1]
+    col = {"regression": "#e15759", "improvement": "#59a14f"}
+    for y, (lab, d, lo, hi, st) in zip(ys, items):
+        c = col.get(st, "#9c9c9c")
+        ax.barh(y, d if d is not None else 0, color=c, height=0.6)
+        if lo is not None and hi is not None:
+            ax.plot([lo, hi], [y, y], color="black", lw=1)
+    ax.axvline(0, color="0.3", lw=0.8)
+    ax.set_yticks(ys, [i[0] for i in items], fontsize=7.5)
+    ax.set_xlabel("change of the mean vs the baseline (%), bar: 95 % bootstrap CI")
+    ax.grid(True, axis="x", alpha=0.3)
+    ax.set_title(title, loc="left", fontsize=11)
+    return _render(fig, "compare", "Change per metric")
+
+
+def history(name, points, unit, better, title):
+    """points: [(x_index, label, mean, stddev, kernel, status)] -> one metric over runs."""
+    fig, ax = _new(9, 3.4)
+    kernels = list(OrderedDict.fromkeys(p[4] for p in points))
+    un, f = units.scale_for(unit, [p[2] for p in points if p[2] is not None])
+    for i, k in enumerate(kernels):
+        pts = [p for p in points if p[4] == k and p[2] is not None]
+        ax.errorbar([p[0] for p in pts], [p[2] / f for p in pts], yerr=[(p[3] or 0) / f for p in pts],
+                    fmt="o", ms=5, capsize=3, color=NODE_COLORS[i % len(NODE_COLORS)], label=k)
+    reg = [p for p in points if p[5] == "regression"]
+    if reg:
+        ax.scatter([p[0] for p in reg], [p[2] / f for p in reg], s=160, facecolors="none",
+                   edgecolors="#d62728", linewidths=2, label="regression", zorder=5)
+    inc = [p for p in points if p[5] == "incomplete" and p[2] is not None]
+    if inc:
+        ax.scatter([p[0] for p in inc], [p[2] / f for p in inc], marker="x", s=60, color="black",
+                   label="incomplete run", zorder=5)
+    ax.set_xticks([p[0] for p in points], [p[1] for p in points], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel(f"{un}" + (f" ({better} is better)" if better else ""))
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
+    ax.set_title(title, loc="left", fontsize=10)
+    return _render(fig, "history", f"History of {name}")

@@ -1,0 +1,377 @@
+"""`report run DIR`: one self-contained HTML page for one run.
+
+Sections (each only when the run has its data): status and verdict; general
+pages on private nodes by kind, phase and source; memory per node over time;
+exhaustion spill curve and latency CDFs; interleave distribution; latency and
+bandwidth matrix against HMAT; probes; checks; metrics; workload outcomes;
+provenance and topology."""
+import json
+from collections import OrderedDict
+
+from . import plots, units
+from .html import Page
+from .load import metric_id
+
+KINDS = list(plots.KIND_COLORS)
+
+
+def _pages_text(p, page_size=4096):
+    return f"{units.num(int(p))} pages ({units.fmt(p * page_size, 'bytes')})"
+
+
+def isolation_model(run):
+    """{node: {phase: {kind: worst pages}}}, {node: conclusion text}, source rows."""
+    by_phase = OrderedDict()
+    for n in run.private_nodes():
+        by_phase[str(n)] = OrderedDict()
+    for _, it, ph in run.phases():
+        for node, nd in (ph.get("nodes") or {}).items():
+            if nd.get("role") != "private":
+                continue
+            g = nd.get("general_pages") or {}
+            cur = by_phase.setdefault(node, OrderedDict()).setdefault(ph["name"], {k: 0 for k in KINDS})
+            if (g.get("total") or 0) >= sum(cur.values()):
+                for k in KINDS:
+                    cur[k] = g.get(k) or 0
+    ps = run.doc.get("host", {}).get("page_size", 4096)
+    vnodes = run.doc["verdict"].get("nodes") or {}
+    concl = {}
+    for node, phs in by_phase.items():
+        worst = max(phs.items(), key=lambda kv: sum(kv[1].values()), default=(None, {}))
+        tot = sum(worst[1].values()) if worst[0] else 0
+        vmax = (vnodes.get(node) or {}).get("general_pages_max", tot)
+        if vnodes.get(node, {}).get("inconclusive"):
+            concl[int(node)] = f"node {node} (private): inconclusive (lost events)"
+        elif not vmax:
+            concl[int(node)] = f"node {node} (private): no general allocation in any phase"
+        else:
+            kinds = ", ".join(k.replace("_", " ") for k, v in sorted(worst[1].items(), key=lambda kv: -kv[1]) if v)
+            concl[int(node)] = (f"node {node} (private): {_pages_text(vmax, ps)} of general allocations"
+                                f", worst in phase {worst[0]} ({kinds})")
+    return by_phase, concl
+
+
+def _isolation_title(run, by_phase):
+    vnodes = run.doc["verdict"].get("nodes") or {}
+    bad = [(n, (vnodes.get(n) or {}).get("general_pages_max", sum(sum(v.values()) for v in phs.values())))
+           for n, phs in by_phase.items()]
+    bad = [(n, v) for n, v in bad if v]
+    if not by_phase:
+        return None
+    if not bad:
+        return f"Private node{'s' if len(by_phase) > 1 else ''} {', '.join(by_phase)}: no general allocation in any phase"
+    return "General allocations on private nodes: " + "; ".join(
+        f"node {n}: {units.num(int(v))} pages" for n, v in bad)
+
+
+def section_verdict(page, run):
+    v = run.doc["verdict"]
+    res = v.get("result", "?")
+    cls = {"pass": "pass", "fail": "fail"}.get(res, "warn")
+    text = {"pass": "Verdict: PASS — no general allocation on a private node, explicit pages where asked",
+            "fail": "Verdict: FAIL",
+            "inconclusive": "Verdict: INCONCLUSIVE",
+            "not_applicable": "Verdict: not applicable — no private node was judged"}.get(res, f"Verdict: {res}")
+    page.banner(text, cls)
+    if v.get("reasons"):
+        page.add("<ul>" + "".join(f"<li>{_e(r)}</li>" for r in v["reasons"]) + "</ul>")
+
+
+def _e(s):
+    from .html import esc
+    return esc(s)
+
+
+def section_isolation(page, run):
+    by_phase, concl = isolation_model(run)
+    if not by_phase:
+        return concl
+    page.h(2, "Isolation: general pages on private nodes", "isolation")
+    page.figure(plots.isolation(run, by_phase, _isolation_title(run, by_phase)),
+                "Worst iteration of each phase; kinds from the node counters, corrected for per-CPU lists.")
+    v = run.doc["verdict"]
+    rows = []
+    for node, nv in sorted((v.get("nodes") or {}).items(), key=lambda kv: int(kv[0])):
+        src = nv.get("sources") or {}
+        cg = out = 0
+        for _, it, ph in run.phases():
+            nd = (ph.get("nodes") or {}).get(node) or {}
+            for a in nd.get("attribution") or []:
+                if a.get("source") == "cgroup":
+                    cg = max(cg, a.get("pages") or 0)
+                else:
+                    out = max(out, a.get("pages") or 0)
+        rows.append([f"node {node}", "inconclusive" if nv.get("inconclusive") else ("pass" if nv.get("pass") else "FAIL"),
+                     nv.get("general_pages_max"), src.get("counters"), src.get("events"), cg, out])
+    if rows:
+        page.table(["private node", "verdict", "general pages (max)", "counters", "events (perf)",
+                    "in workload cgroups", "outside any cgroup"],
+                   [[r[0], r[1]] + [units.num(x) for x in r[2:]] for r in rows], num_cols=(2, 3, 4, 5, 6),
+                   cell_class=lambda r, c, val: ("pass" if val == "pass" else "fail" if val == "FAIL" else
+                                                 "warn" if val == "inconclusive" else None) if c == 1 else None)
+    dis = sorted({d for _, it, ph in run.phases() for nd in (ph.get("nodes") or {}).values()
+                  for d in nd.get("disagreements") or []})
+    if dis:
+        page.p("Sources disagreed: " + "; ".join(dis), "small")
+    return concl
+
+
+def section_nodes(page, run, concl):
+    header, rows = run.read_series("nodestat")
+    if header is None:
+        page.p("No nodestat time series in this run.", "small")
+        return
+    page.h(2, "Memory per node over time", "nodes")
+    page.figure(plots.nodes_over_time(run, header, rows, concl),
+                "Each phase starts at 0: stacked areas are the change of each kind since the phase "
+                "began (above 0 grown, below 0 freed); the black line is used memory. "
+                + ("The last samples were cut short by the interruption." if run.incomplete else ""))
+
+
+def _table_cols(t):
+    return [c["name"] for c in t.get("columns", [])]
+
+
+def section_exhaust(page, run):
+    ph, t = run.first_table("exhaust", "spill")
+    cdf_ph, cdf = run.first_table("exhaust", "latency_cdf")
+    if not t and not cdf:
+        return
+    page.h(2, "Exhaustion: where the pages went when the device filled", "exhaust")
+    if t and t.get("rows"):
+        cols = _table_cols(t)
+        ci = {c: i for i, c in enumerate(cols)}
+        order, first_at = [], {}
+        for r in t["rows"]:
+            nd = r[ci["node"]]
+            if nd not in first_at:
+                first_at[nd] = r[ci["requested_bytes"]]
+                order.append(nd)
+        w = next(w for w in ph["workloads"] if w.get("workload") == "exhaust")
+        oc = w.get("outcome") or {}
+        oom = oc.get("oom_kills") or 0
+        path = " → ".join(f"node {n}" for n in order)
+        title = (f"Spill order {path}"
+                 + (f" (node {order[1]} from {units.fmt(first_at[order[1]], 'bytes')})" if len(order) > 1 else "")
+                 + (", no OOM kill" if not oom and oc.get("end", "ok") == "ok" else f", {oom} OOM kill(s), ended {oc.get('end')}"))
+        page.figure(plots.spill(t["rows"], cols, title),
+                    "First iteration. " + (t.get("description") or ""))
+    if cdf and cdf.get("rows"):
+        cols = _table_cols(cdf)
+        ci = {c: i for i, c in enumerate(cols)}
+        lat = next(c for c in cols if c.endswith("_ns"))
+        med = OrderedDict()
+        for r in cdf["rows"]:
+            if r[ci.get("percentile", 1)] == 50:
+                med[r[0]] = r[ci[lat]]
+        title = "Chunk latency: " + ", ".join(f"p50 {str(k).replace('_', ' ')} {units.fmt(v, 'ns')}"
+                                              for k, v in med.items()) if med else "Latency CDF"
+        page.figure(plots.latency_cdf(cdf["rows"], cols, title), cdf.get("description"))
+
+
+def section_interleave(page, run):
+    tabs = list(run.tables("distribution"))
+    if not tabs:
+        return
+    page.h(2, "Weighted interleave against the configured weights", "interleave")
+    exact_its = 0
+    worst = 0
+    for _, _, _, t in tabs:
+        ci = {c: i for i, c in enumerate(_table_cols(t))}
+        d = [abs(r[ci["pages"]] - r[ci["expected_pages"]]) for r in t["rows"]]
+        exact_its += all(x == 0 for x in d)
+        worst = max([worst] + d)
+    _, _, _, t = tabs[0]
+    cols = _table_cols(t)
+    title = (f"Weighted interleave matches the weights page for page in {exact_its} of {len(tabs)} iterations"
+             if exact_its == len(tabs) else
+             f"Weighted interleave off the weights by up to {units.num(int(worst))} pages "
+             f"(exact in {exact_its} of {len(tabs)} iterations)")
+    page.figure(plots.interleave(t["rows"], cols, title), "First iteration.")
+
+
+def section_latency(page, run):
+    lat, bw = {}, {}
+    _, t = run.first_table("latency", "matrix")
+    if t:
+        ci = {c: i for i, c in enumerate(_table_cols(t))}
+        for r in t["rows"]:
+            lat[(str(r[ci["initiator"]]), str(r[ci["target"]]))] = (
+                r[ci["measured_ns"]], r[ci["declared_ns"]] if "declared_ns" in ci else None)
+    hmat = (run.doc.get("topology") or {}).get("hmat") or {}
+    for _, m in run.summary_metrics():
+        lb = m.get("labels") or {}
+        if m.get("name") == "bandwidth" and "src" in lb and "dst" in lb:
+            decl = ((hmat.get(lb["dst"]) or {}).get("access0") or {}).get("read_bandwidth_mbps")
+            bw[(lb["src"], lb["dst"])] = (m.get("median"), decl * 1e6 if decl else None)
+        if m.get("name") == "latency_ns" and "src" in lb and "dst" in lb and not t:
+            decl = ((hmat.get(lb["dst"]) or {}).get("access0") or {}).get("read_latency_ns")
+            lat[(lb["src"], lb["dst"])] = (m.get("median"), decl)
+    _, ll = run.first_table("latency", "loaded_latency")
+    if not lat and not bw and not ll:
+        return
+    page.h(2, "Latency and bandwidth: measured against HMAT", "latency")
+    if lat or bw:
+        ratios = [(k, v[0] / v[1]) for k, v in lat.items() if v[1]]
+        if ratios:
+            k, worst = max(ratios, key=lambda kv: abs(kv[1] - 1))
+            title = (f"Measured latency within {abs(worst - 1) * 100:.0f} % of HMAT on every pair"
+                     if abs(worst - 1) <= 0.25 else
+                     f"Node {k[0]} → {k[1]} measures {worst:.2f}× its HMAT latency")
+        else:
+            title = "Measured latency and bandwidth per node pair (no HMAT values declared)"
+        page.figure(plots.latency_matrix(lat, bw, title),
+                    "Cells: measured, declared (HMAT) and their ratio. Rows: initiator node, columns: target.")
+    if ll and ll.get("rows"):
+        page.figure(plots.loaded_latency(ll["rows"], _table_cols(ll),
+                                         "Loaded latency: latency rises with injected bandwidth"),
+                    ll.get("description"))
+
+
+def section_probes(page, run):
+    ph, t = run.first_table("probes", "probes")
+    if not t:
+        return
+    page.h(2, "Probes: per-node kernel paths", "probes")
+    cols = _table_cols(t)
+    pages_cols = [i for i, c in enumerate(t["columns"]) if c.get("unit") == "pages"]
+    priv = {f"node{n}" for n in run.private_nodes()}
+    bad = [r for r in t["rows"] if any(r[i] for i, c in enumerate(cols) if c in priv)]
+    page.p(f"{len(bad)} of {len(t['rows'])} probes put general pages on a private node"
+           + (f": {', '.join(str(r[0]) for r in bad)}" if bad else "") + " (first iteration).",
+           "fail" if bad else "pass")
+    page.table(cols, [[units.num(v) if isinstance(v, (int, float)) else v for v in r] for r in t["rows"]],
+               num_cols=pages_cols,
+               cell_class=lambda r, c, v: "fail" if cols[c] in priv and v not in ("0", 0) else None)
+
+
+def section_checks(page, run):
+    ch = run.doc["verdict"].get("checks") or {}
+    if not ch:
+        return
+    page.h(2, "Workload checks", "checks")
+    page.p(f"{ch.get('passed', 0)} of {ch.get('total', 0)} checks passed.",
+           "pass" if not ch.get("failed") else "fail")
+    f = ch.get("failures") or []
+    if f:
+        agg = OrderedDict()
+        for x in f:
+            k = (x.get("phase"), x.get("workload"), x.get("name"), str(x.get("expected")))
+            agg.setdefault(k, []).append(x.get("observed"))
+        page.table(["phase", "workload", "check", "expected", "observed (per iteration)"],
+                   [[k[0], k[1], k[2], k[3], ", ".join(units.num(o) for o in obs)] for k, obs in agg.items()])
+
+
+def section_metrics(page, run):
+    ms = list(run.summary_metrics())
+    if not ms:
+        return
+    page.h(2, "Metrics (over iterations)", "metrics")
+    rows = []
+    for p, m in ms:
+        vals = [m.get(k) for k in ("median", "mean", "min", "max")]
+        sc = units.scale_for(m.get("unit"), [v for v in vals if isinstance(v, (int, float))])
+        cv = (100 * m["stddev"] / abs(m["mean"])) if m.get("mean") and m.get("stddev") is not None else None
+        rows.append([m.get("phase"), m.get("workload"), metric_id(m), units.fmt(m.get("median"), m.get("unit"), sc),
+                     units.fmt(m.get("mean"), m.get("unit"), sc) + " ± " + units.fmt(m.get("stddev"), m.get("unit"), sc),
+                     f"{cv:.1f} %" if cv is not None else "–", m.get("n"), m.get("better") or "–"])
+    page.table(["phase", "workload", "metric", "median", "mean ± stddev", "CV", "n", "better"], rows,
+               num_cols=(3, 4, 5, 6))
+
+
+def section_workloads(page, run):
+    rows = []
+    seen = set()
+    for _, it, ph, i, w in run.workloads():
+        oc = w.get("outcome") or {}
+        odd = w.get("status") != "ok" or not oc.get("as_expected", True)
+        key = (ph["name"], i)
+        if key in seen and not odd:
+            continue
+        seen.add(key)
+        rows.append([it.get("index"), ph["name"], w.get("workload"), w.get("role"), w.get("status"),
+                     oc.get("end"), "yes" if oc.get("as_expected", True) else "NO",
+                     w.get("reason") or oc.get("detail") or "; ".join(w.get("notes") or []) or ""])
+    if rows:
+        page.h(2, "Workloads", "workloads")
+        page.p("First iteration, plus every workload of any iteration that failed or ended unexpectedly.", "small")
+        page.table(["iteration", "phase", "workload", "role", "status", "ended", "as expected", "detail"], rows,
+                   cell_class=lambda r, c, v: "fail" if (c == 4 and v not in ("ok", "skipped")) or (c == 6 and v == "NO") else None)
+
+
+def section_provenance(page, run):
+    d = run.doc
+    k = d["kernel"]
+    s = k.get("series") or {}
+    page.h(2, "Provenance", "provenance")
+    rows = [["tool", f"{d.get('tool', {}).get('name')} {d.get('tool', {}).get('version')}"],
+            ["host", f"{d.get('host', {}).get('hostname')} ({d.get('host', {}).get('machine')}, "
+                     f"{d.get('host', {}).get('ncpus_online')} CPUs)"],
+            ["kernel", k.get("release")],
+            ["kernel series", f"{s.get('id')} (mode {s.get('mode')})" if s else "none (stock kernel)"],
+            ["kernel cmdline", k.get("cmdline")],
+            ["kconfig sha256", k.get("kconfig_sha256")],
+            ["config", f"{d.get('config', {}).get('name')} ({d.get('config', {}).get('file')}, "
+                       f"sha256 {str(d.get('config', {}).get('sha256'))[:12]}…)"],
+            ["command", " ".join(d.get("command") or [])],
+            ["started / updated", f"{d.get('started_at')} / {d.get('updated_at')}"],
+            ["status", d["status"].get("state") + (f": {d['status'].get('reason')}" if d["status"].get("reason") else "")],
+            ["roles", f"private [{d['roles'].get('private')}]{' (found by the kernel)' if d['roles'].get('private_auto') else ''}, dram [{d['roles'].get('dram')}]"]]
+    acc = d.get("accounting") or {}
+    if acc:
+        cg = acc.get("cgroup") or {}
+        rows.append(["accounting", f"counters refreshed: {acc.get('counters_refreshed')}; cgroup v{cg.get('version')}"
+                     + (f" ({cg.get('reason')})" if cg.get("reason") else "")])
+    for kk, vv in (k.get("sysctls") or {}).items():
+        rows.append([f"sysctl {kk}", vv])
+    knobs = OrderedDict()
+    for _, it, ph in run.phases():
+        for kn in ph.get("knobs") or []:
+            knobs[(ph["name"], kn.get("path") or kn.get("key"))] = kn
+    for (phn, path), kn in knobs.items():
+        rows.append([f"knob ({phn})", f"{path}: {kn.get('old')} → {kn.get('new')}, "
+                     + ("restored" if kn.get("restored") else "NOT restored")])
+    page.table(["", ""], rows)
+    topo = d.get("topology") or {}
+    nodes = topo.get("nodes") or []
+    if nodes:
+        priv = set(run.private_nodes())
+        dram = set(run.dram_nodes())
+        page.h(3, "Topology")
+        page.table(["node", "role", "CPUs", "memory", "tier", "subtype", "private memory (kernel)"],
+                   [[n.get("id"), "private" if n.get("id") in priv else "DRAM" if n.get("id") in dram else "–",
+                     n.get("cpus") or "none", units.fmt(n.get("mem_total_bytes"), "bytes"), n.get("memory_tier", "–"),
+                     n.get("subtype") or "–", units.num(n.get("has_private_memory"))] for n in nodes],
+                   num_cols=(3,))
+        dist = topo.get("distances") or {}
+        if dist:
+            ids = sorted(dist, key=int)
+            page.table(["distance"] + [f"node {i}" for i in ids],
+                       [[f"node {a}"] + [dist[a].get(b, "–") for b in ids] for a in ids],
+                       num_cols=tuple(range(1, len(ids) + 1)))
+
+
+def build(run):
+    d = run.doc
+    page = Page(f"pnbench run {run.name}: {d.get('config', {}).get('name')} on {run.kernel_label}")
+    page.h(1, f"pnbench: {d.get('config', {}).get('name')} on {run.kernel_label}")
+    page.p(f"{d.get('host', {}).get('hostname')} · started {d.get('started_at')} · {run.dir}", "small")
+    if run.incomplete:
+        page.banner(f"INCOMPLETE RUN ({run.state}): {run.reason or 'no reason recorded'} — "
+                    "what follows covers only the phases that finished; do not read it as a complete result.",
+                    "warn" if run.state == "incomplete" else "fail")
+    section_verdict(page, run)
+    page.nav_here()
+    concl = section_isolation(page, run)
+    section_nodes(page, run, concl)
+    section_exhaust(page, run)
+    section_interleave(page, run)
+    section_latency(page, run)
+    section_probes(page, run)
+    section_checks(page, run)
+    section_metrics(page, run)
+    section_workloads(page, run)
+    section_provenance(page, run)
+    page.add(f'<p class="small">run.json sha256-prefixed size {len(run.raw)} bytes; '
+             f'report by pnreport from {_e(json.dumps(d.get("tool")))}.</p>')
+    return page
