@@ -2,7 +2,8 @@
 
 Exit codes: 0 done (compare: no regression), 1 regression found with
 --fail-on-regression (compare) or a demo cell off its expected value
-(demo --check), 2 bad input or usage (missing file, wrong schema_version,
+(demo --check), 4 compare --fail-on-regression could judge nothing (fewer
+than 3 samples a side and no isolation regression), 2 bad input or usage (missing file, wrong schema_version,
 malformed CSV, an incomplete run where a verdict is asked for)."""
 import argparse
 import os

@@ -378,7 +378,7 @@ def write_run(out, kernel="private", seed=1, iterations=5, shift=0.0, noise=1.5,
         fh.write(text)
     with open(os.path.join(out, "topology.xml"), "w") as fh:
         fh.write('<?xml version="1.0" encoding="UTF-8"?>\n<topology version="2.0"/>\n')
-    cfg_sha = hashlib.sha256(f"scenarios-{kernel}".encode()).hexdigest()
+    cfg_sha = hashlib.sha256(b"configs/scenarios.json").hexdigest()
     series = SERIES[kernel]
     doc = {
         "schema_version": 2,

@@ -1,0 +1,392 @@
+"""`report compare A B [C…]`: kernels side by side, first run = baseline.
+
+Per metric (matched by point, phase, workload index, workload, name, labels):
+mean, stddev, n, CV, % change of the mean, Welch's t-test p-value and a
+seeded bootstrap CI of the difference.  A change is *significant* when
+p < alpha and the CI excludes 0; it is a *regression* when it is significant,
+in the metric's worse direction ("better" from the results' metadata) and at
+least the metric's threshold (config; a larger default where the baseline's
+CV shows a noisy metric, as CodSpeed/LKP do).  Changes within the noise floor
+are "no change" whatever p says.  Fewer than min_samples (3) a side: "not
+enough samples", never a verdict.
+
+Isolation metrics (general pages on a private node, misplaced explicit pages)
+are judged statically: any increase above 0 is a regression, no statistics.
+"""
+import json
+import math
+import os
+import sys
+from collections import OrderedDict
+
+from . import stats, units
+from .html import Page
+from .load import InputError, labels_str, load_run
+
+DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare.json")
+BUILTIN = {"alpha": 0.05, "confidence": 0.95, "bootstrap_resamples": 5000, "seed": 1,
+           "min_samples": 3,
+           "default": {"threshold_pct": 5.0, "noise_floor_pct": 1.0, "noise_floor_abs": 0.0},
+           "noisy": {"cv_pct": 2.5, "threshold_pct": 10.0},
+           "metrics": {}, "isolation": {"threshold_pages": 0}}
+
+MARK = {"regression": "REGRESSION", "improvement": "improved", "changed": "~",
+        "no change": "", "not enough samples": "n<3", "info": "", "missing": "missing"}
+
+
+def load_config(path):
+    cfg = json.loads(json.dumps(BUILTIN))
+    p = path or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
+    if not p:
+        return cfg
+    try:
+        with open(p) as fh:
+            user = json.load(fh)
+    except FileNotFoundError:
+        raise InputError(f"{p}: missing (compare config)")
+    except (OSError, ValueError) as e:
+        raise InputError(f"{p}: {e}")
+    if not isinstance(user, dict):
+        raise InputError(f"{p}: not a JSON object")
+    known = set(BUILTIN) | {"description", "$comment"}
+    for k, v in user.items():
+        if k not in known:
+            raise InputError(f"{p}: $.{k}: unknown key (known: {', '.join(sorted(BUILTIN))})")
+        if isinstance(v, dict) and isinstance(cfg.get(k), dict):
+            cfg[k].update(v)
+        else:
+            cfg[k] = v
+    for name, m in cfg["metrics"].items():
+        bad = set(m) - {"threshold_pct", "noise_floor_pct", "noise_floor_abs", "better", "ignore"}
+        if bad:
+            raise InputError(f"{p}: $.metrics.{name}: unknown key(s) {', '.join(sorted(bad))}")
+    return cfg
+
+
+def metric_rule(cfg, name, labels):
+    """The config for a metric: default, overridden by its name, then by name{labels}."""
+    r = dict(cfg["default"])
+    r.update(cfg["metrics"].get(name, {}))
+    ls = labels_str(labels)
+    if ls:
+        r.update(cfg["metrics"].get(f"{name}{{{ls}}}", {}))
+    return r
+
+
+def _point_key(p):
+    return json.dumps(p.get("matrix"), sort_keys=True) if p.get("matrix") else f"#{p.get('index', 0)}"
+
+
+def samples(run):
+    """OrderedDict key -> {meta..., values: [...], kind: stat|isolation}."""
+    out = OrderedDict()
+    for p, m in run.summary_metrics():
+        key = (_point_key(p), m.get("phase"), m.get("workload_index"), m.get("workload"),
+               m.get("name"), labels_str(m.get("labels")))
+        out[key] = {"point": _point_key(p), "phase": m.get("phase"), "workload_index": m.get("workload_index"),
+                    "workload": m.get("workload"), "name": m.get("name"), "labels": m.get("labels") or {},
+                    "unit": m.get("unit"), "better": m.get("better"), "aggregate": m.get("aggregate"),
+                    "values": [v for v in (m.get("values") or []) if isinstance(v, (int, float))],
+                    "kind": "stat"}
+    # isolation: general pages per private node and phase, one value per iteration
+    iso = OrderedDict()
+    for p in run.doc.get("points", []):
+        for it in p.get("iterations", []):
+            for ph in it.get("phases", []):
+                for node, nd in (ph.get("nodes") or {}).items():
+                    if nd.get("role") != "private":
+                        continue
+                    k = (_point_key(p), ph["name"], None, None, "general_pages", f"node={node}")
+                    e = iso.setdefault(k, {"point": _point_key(p), "phase": ph["name"], "workload_index": None,
+                                           "workload": None, "name": "general_pages", "labels": {"node": node},
+                                           "unit": "pages", "better": "lower", "aggregate": "max",
+                                           "values": [], "kind": "isolation"})
+                    e["values"].append((nd.get("general_pages") or {}).get("total") or 0)
+    mp = run.doc["verdict"].get("misplaced_pages")
+    if isinstance(mp, (int, float)):
+        iso[("*", None, None, None, "misplaced_pages", "")] = {
+            "point": "*", "phase": None, "workload_index": None, "workload": None, "name": "misplaced_pages",
+            "labels": {}, "unit": "pages", "better": "lower", "aggregate": "max", "values": [mp],
+            "kind": "isolation"}
+    out.update(iso)
+    return out
+
+
+def judge(cfg, meta, a, b, seed):
+    """Comparison of baseline values a and values b of one metric."""
+    da, db = stats.describe(a), stats.describe(b)
+    r = {"n": db["n"], "mean": db["mean"], "stddev": db["stddev"], "cv_pct": db["cv_pct"],
+         "min": db["min"], "max": db["max"], "delta_pct": None, "p": None, "ci": [None, None],
+         "ci_pct": [None, None], "significant": False, "threshold_pct": None, "status": "no change"}
+    if da["mean"] is not None and db["mean"] is not None:
+        if da["mean"]:
+            r["delta_pct"] = 100.0 * (db["mean"] - da["mean"]) / abs(da["mean"])
+    if meta["kind"] == "isolation":
+        worst_a, worst_b = max(a, default=0), max(b, default=0)
+        r["threshold_pages"] = cfg["isolation"]["threshold_pages"]
+        r["worst"] = worst_b
+        if worst_b > max(worst_a, r["threshold_pages"]):
+            r["status"] = "regression"
+            r["significant"] = True
+        elif worst_b < worst_a:
+            r["status"] = "improvement"
+            r["significant"] = True
+        return r
+    rule = metric_rule(cfg, meta["name"], meta["labels"])
+    better = rule.get("better", meta["better"])
+    thr = float(rule["threshold_pct"])
+    if da["cv_pct"] is not None and da["cv_pct"] > cfg["noisy"]["cv_pct"]:
+        thr = max(thr, float(cfg["noisy"]["threshold_pct"]))
+    r["threshold_pct"] = thr
+    if da["n"] < cfg["min_samples"] or db["n"] < cfg["min_samples"]:
+        r["status"] = "not enough samples"
+        return r
+    r["p"] = stats.welch_p(a, b)
+    lo, hi = stats.bootstrap_ci(a, b, cfg["confidence"], cfg["bootstrap_resamples"], seed)
+    r["ci"] = [lo, hi]
+    if da["mean"]:
+        r["ci_pct"] = [100.0 * lo / abs(da["mean"]), 100.0 * hi / abs(da["mean"])]
+    r["significant"] = r["p"] is not None and r["p"] < cfg["alpha"] and (lo > 0 or hi < 0)
+    d = r["delta_pct"]
+    diff = (db["mean"] or 0) - (da["mean"] or 0)
+    within_floor = (d is not None and abs(d) < float(rule["noise_floor_pct"])) or \
+        abs(diff) <= float(rule.get("noise_floor_abs") or 0)
+    if not r["significant"] or within_floor:
+        r["status"] = "no change"
+        return r
+    if better not in ("higher", "lower"):
+        r["status"] = "changed"
+        return r
+    worse = (diff > 0) if better == "lower" else (diff < 0)
+    big = d is None or abs(d) >= thr
+    r["status"] = ("regression" if worse else "improvement") if big else "changed"
+    return r
+
+
+def compare(runs, cfg):
+    base = samples(runs[0])
+    others = [samples(r) for r in runs[1:]]
+    keys = list(base) + [k for o in others for k in o if k not in base]
+    keys = list(OrderedDict.fromkeys(keys))
+    rows = []
+    for ki, k in enumerate(keys):
+        meta = base.get(k) or next(o[k] for o in others if k in o)
+        rule = metric_rule(cfg, meta["name"], meta["labels"])
+        if rule.get("ignore"):
+            continue
+        a = base[k]["values"] if k in base else []
+        entry = {kk: meta[kk] for kk in ("point", "phase", "workload_index", "workload", "name", "labels",
+                                         "unit", "better", "aggregate", "kind")}
+        entry["baseline"] = stats.describe(a)
+        entry["baseline"]["values"] = a
+        entry["vs"] = []
+        for oi, o in enumerate(others):
+            if k not in o or k not in base:
+                entry["vs"].append({"status": "missing", "run": oi + 1})
+                continue
+            j = judge(cfg, meta, a, o[k]["values"], cfg["seed"] + ki)
+            j["run"] = oi + 1
+            j["values"] = o[k]["values"]
+            entry["vs"].append(j)
+        rows.append(entry)
+    regs = [(r, v) for r in rows for v in r["vs"] if v["status"] == "regression"]
+    few = any(v["status"] == "not enough samples" for r in rows for v in r["vs"])
+    return {"schema_version": 1,
+            "runs": [{"path": r.dir, "kernel": r.kernel_label, "state": r.state,
+                      "config": r.doc.get("config", {}).get("name"),
+                      "config_sha256": r.doc.get("config", {}).get("sha256"),
+                      "started_at": r.doc.get("started_at"), "verdict": r.doc["verdict"].get("result")}
+                     for r in runs],
+            "config": cfg, "metrics": rows, "regressions": len(regs),
+            "result": "regression" if regs else ("not enough samples" if few and not rows_judged(rows) else "ok")}
+
+
+def rows_judged(rows):
+    return any(v["status"] not in ("not enough samples", "missing") for r in rows for v in r["vs"]
+               if r["kind"] == "stat")
+
+
+def mid(r):
+    ls = labels_str(r["labels"])
+    where = "/".join(str(x) for x in (r["phase"], r["workload"]) if x)
+    pt = "" if r["point"] in ("#0", "*") else f"[{r['point']}] "
+    return f"{pt}{where + ': ' if where else ''}{r['name']}{'{' + ls + '}' if ls else ''}"
+
+
+def _fmt_pair(r, v, sc):
+    if v is None:
+        return "–"
+    return units.fmt(v, r["unit"], sc)
+
+
+def render_text(res, show_all=False):
+    """One table per run against the baseline (A), LKP ncompare-like but labelled."""
+    out = []
+    runs = res["runs"]
+    for i, r in enumerate(runs):
+        out.append(f"{chr(ord('A') + i)}: {r['kernel']}  ({r['path']}, {r['state']}, "
+                   f"verdict {r['verdict']})" + ("  <- baseline" if i == 0 else ""))
+    if len({r["config_sha256"] for r in runs}) > 1:
+        out.append("note: the runs used different configs (config sha256 differs)")
+    hidden = set()
+    for oi in range(1, len(runs)):
+        L = chr(ord("A") + oi)
+        lines = []
+        for ri, r in enumerate(res["metrics"]):
+            v = r["vs"][oi - 1]
+            if not show_all and v["status"] in ("no change", "info") \
+                    and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0):
+                hidden.add(ri)
+                continue
+            allv = [r["baseline"]["mean"], v.get("mean")]
+            sc = units.scale_for(r["unit"], [x for x in allv if x is not None])
+            b = r["baseline"]
+            ca = f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"
+            if v["status"] == "missing":
+                lines.append((mid(r), ca, "missing", "", "", "", ""))
+                continue
+            cb = f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})"
+            d = f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–"
+            p = f"{v['p']:.3f}" if v.get("p") is not None else "–"
+            ci = (f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]"
+                  if v["ci"][0] is not None else ("static" if r["kind"] == "isolation" else "–"))
+            mark = ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")
+            lines.append((mid(r), ca, cb, d, p, ci, mark))
+        out.append("")
+        out.append(f"== {L} vs A: {runs[oi]['kernel']} against {runs[0]['kernel']}")
+        if not lines:
+            out.append("   no metric changed significantly")
+            continue
+        hdr = ("metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p", f"95% CI {L}-A", "")
+        w = [min(64, max(len(x[i]) for x in lines + [hdr])) for i in range(len(hdr))]
+        fmt_l = lambda x: "  ".join((x[i][:w[i]].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
+                                    for i in range(len(hdr))).rstrip()
+        out.append(fmt_l(hdr))
+        out.append("-" * len(fmt_l(hdr)))
+        out.extend(fmt_l(x) for x in lines)
+    out.append("")
+    full = [ri for ri in hidden if all(v["status"] in ("no change", "info") for v in res["metrics"][ri]["vs"])]
+    if hidden:
+        out.append(f"{len(full)} metric(s) with no significant change against any run not shown (--all shows them)")
+    out.append("* significant: Welch p < %.2f and the bootstrap CI excludes 0; REGRESSION: significant, worse, "
+               "at least the metric's threshold; ~: significant but below it; n<3: not enough samples; "
+               "isolation metrics (general pages on private nodes): any increase above 0" % res["config"]["alpha"])
+    out.append(f"result: {res['result']} ({res['regressions']} regression(s))")
+    return "\n".join(out) + "\n"
+
+
+def render_html(res):
+    from . import plots
+    runs = res["runs"]
+    page = Page("pnbench compare: " + " vs ".join(r["kernel"] for r in runs))
+    page.h(1, "pnbench compare: " + " vs ".join(r["kernel"] for r in runs))
+    regs = [(r, v) for r in res["metrics"] for v in r["vs"] if v["status"] == "regression"]
+    if regs:
+        page.banner(f"{len(regs)} regression(s): " + "; ".join(
+            f"{mid(r)} {v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else f"{mid(r)} ({v.get('worst')} pages)"
+            for r, v in regs[:6]) + (" …" if len(regs) > 6 else ""), "fail")
+    elif res["result"] == "not enough samples":
+        page.banner("Not enough samples (fewer than 3 iterations a side): no verdict", "warn")
+    else:
+        page.banner("No regression beyond the thresholds", "pass")
+    page.table(["", "kernel", "run", "state", "verdict"],
+               [[("A (baseline)" if i == 0 else chr(ord("A") + i)), r["kernel"], r["path"], r["state"], r["verdict"]]
+                for i, r in enumerate(runs)],
+               cell_class=lambda ri, c, v: "warn" if c == 3 and v != "complete" else None)
+    page.nav_here()
+    items = []
+    for r in res["metrics"]:
+        if r["kind"] != "stat":
+            continue
+        v = r["vs"][0] if r["vs"] else None
+        if v and v.get("delta_pct") is not None:
+            items.append((mid(r)[:60], v["delta_pct"], v["ci_pct"][0], v["ci_pct"][1], v["status"]))
+    if items:
+        nreg = sum(1 for i in items if i[4] == "regression")
+        nimp = sum(1 for i in items if i[4] == "improvement")
+        title = (f"{runs[1]['kernel']} vs {runs[0]['kernel']}: {nreg} regression(s), {nimp} improvement(s) "
+                 f"of {len(items)} metrics")
+        page.figure(plots.compare_deltas(items, title),
+                    "Red: regression beyond threshold; green: improvement; grey: no significant change.")
+    hdr = ["metric", "unit", "A mean ± sd", "n"]
+    for i in range(1, len(runs)):
+        L = chr(ord("A") + i)
+        hdr += [f"{L} mean ± sd", "n", "% change", "p (Welch)", f"95 % CI {L}−A", "threshold", ""]
+    rows, classes = [], {}
+    for r in res["metrics"]:
+        allv = [r["baseline"]["mean"]] + [v.get("mean") for v in r["vs"]]
+        sc = units.scale_for(r["unit"], [x for x in allv if x is not None])
+        b = r["baseline"]
+        row = [mid(r), (sc[0] or "") + (f" ({r['better']} better)" if r["better"] else ""),
+               f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)}", b["n"]]
+        for v in r["vs"]:
+            if v["status"] == "missing":
+                row += ["missing", "", "", "", "", "", ""]
+                continue
+            thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
+                   "any increase" if r["kind"] == "isolation" else "")
+            row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)}", v["n"],
+                    f"{v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else "–",
+                    f"{v['p']:.3g}" if v.get("p") is not None else "–",
+                    f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]" if v["ci"][0] is not None else "–",
+                    thr, ("* " if v.get("significant") else "") + (MARK.get(v["status"]) or v["status"])]
+        classes[len(rows)] = [v["status"] for v in r["vs"]]
+        rows.append(row)
+
+    def cls(ri, c, val):
+        if c >= 4 and (c - 4) % 7 == 6:
+            st = classes[ri][(c - 4) // 7]
+            return {"regression": "fail", "improvement": "pass", "not enough samples": "warn"}.get(st)
+        return None
+    page.h(2, "Every metric", "metrics")
+    page.table(hdr, rows, num_cols=tuple(i for i in range(2, len(hdr)) if i != 1), cell_class=cls)
+    page.p("Significant (*): Welch's t-test p < %.2f and the %d %% bootstrap CI of the difference excludes 0. "
+           "A regression is significant, in the worse direction and at least the metric's threshold "
+           "(raised for noisy metrics: baseline CV > %.1f %%). Isolation metrics are static: any increase above 0."
+           % (res["config"]["alpha"], round(100 * res["config"]["confidence"]), res["config"]["noisy"]["cv_pct"]),
+           "small")
+    return page.render()
+
+
+def _json_clean(o):
+    if isinstance(o, float) and (math.isnan(o) or math.isinf(o)):
+        return None
+    if isinstance(o, dict):
+        return {k: _json_clean(v) for k, v in o.items()}
+    if isinstance(o, list):
+        return [_json_clean(v) for v in o]
+    return o
+
+
+def main(a):
+    if len(a.runs) < 2:
+        raise InputError("compare needs at least two runs (the first is the baseline)")
+    cfg = load_config(a.config)
+    runs = [load_run(p) for p in a.runs]
+    for r in runs:
+        if r.incomplete:
+            if not a.allow_incomplete:
+                raise InputError(f"{r.jpath}: run is {r.state} ({r.reason}): not compared "
+                                 "(--allow-incomplete compares it, marked)")
+            print(f"pnreport: {r.jpath}: run is {r.state}; compared anyway, marked", file=sys.stderr)
+    res = compare(runs, cfg)
+    if a.format == "json":
+        text = json.dumps(_json_clean(res), indent=1) + "\n"
+    elif a.format == "html":
+        text = render_html(res)
+    else:
+        text = render_text(res, a.all)
+    if a.output:
+        with open(a.output, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    if res["result"] == "not enough samples":
+        print("pnreport: not enough samples (fewer than %d iterations a side): no verdict"
+              % cfg["min_samples"], file=sys.stderr)
+    if not a.fail_on_regression:
+        return 0
+    if res["regressions"]:
+        return 1
+    # a gate that could judge nothing must not read as a pass
+    return 4 if res["result"] == "not enough samples" else 0
