@@ -5,6 +5,12 @@ usage:
   pnreport.py summary RUN_DIR            the verdict, per-node general pages and metric medians
   pnreport.py plot RUN_DIR [-o FILE.png] per-node memory over time (from nodestat.csv),
                                          phases shaded, private nodes marked
+  pnreport.py run RUN_DIR                one self-contained HTML report (schema_version 2)
+  pnreport.py compare A B [C...]         A/B statistics and a regression gate
+  pnreport.py dashboard RESULTS...       SQLite index, history pages, CSV export
+  pnreport.py demo DEMO_DIR              the truth table of make demo
+  (the last four, and summary of a schema_version 2 run: report/pnreport/, see
+   pnreport.py run -h etc.)
 
 Reads run.json and the collector CSVs exactly as results/schema describes them;
 refuses (exit 2) a run.json whose schema_version it does not know.
@@ -132,7 +138,29 @@ def cmd_plot(args):
     return 0
 
 
+# Commands implemented by the report/pnreport/ package (schema_version 2).
+PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo")
+
+
+def _wants_package(argv):
+    if len(argv) < 2:
+        return False
+    if argv[1] in PACKAGE_COMMANDS:
+        return True
+    if argv[1] == "summary" and len(argv) > 2:
+        try:
+            with open(os.path.join(argv[2], "run.json")) as fh:
+                return json.load(fh).get("schema_version") == 2
+        except (OSError, ValueError, AttributeError):
+            return False
+    return False
+
+
 def main(argv):
+    if _wants_package(argv):
+        sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
+        from pnreport.cli import main as package_main
+        return package_main(argv)
     ap = argparse.ArgumentParser(prog="pnreport", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("summary", help="verdict, general pages by kind, metric medians")

@@ -18,6 +18,7 @@ injected regression.  --noise is the coefficient of variation of the samples.
 (stock does this by default: 1536 anon + 512 file pages).
 """
 import argparse
+import datetime
 import hashlib
 import json
 import os
@@ -25,6 +26,7 @@ import random
 import sys
 
 PAGE = 4096
+T0 = datetime.datetime(2026, 12, 1, 0, 0, 0)      # started_at = T0 + seed hours
 NODES = {0: "dram", 1: "private", 2: "private"}
 MEM_TOTAL = {0: 16 << 30, 1: 4 << 30, 2: 4 << 30}
 T_START = 5_000_000_000_000
@@ -385,8 +387,8 @@ def write_run(out, kernel="private", seed=1, iterations=5, shift=0.0, noise=1.5,
         "tool": {"name": "pnbench", "version": "v2.0-fixture"},
         "status": ({"state": "incomplete", "reason": "interrupted by SIGINT"} if incomplete
                    else {"state": "complete", "reason": None}),
-        "started_at": f"2026-12-0{1 + seed % 3}T1{seed % 10}:00:00Z",
-        "updated_at": f"2026-12-0{1 + seed % 3}T1{seed % 10}:04:00Z",
+        "started_at": (T0 + datetime.timedelta(hours=seed)).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "updated_at": (T0 + datetime.timedelta(hours=seed, minutes=4)).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "command": ["run", "configs/scenarios.json"],
         "host": {"hostname": "guest-" + topology, "machine": "x86_64", "ncpus_online": 2,
                  "page_size": PAGE, "mem_total_bytes": sum(MEM_TOTAL.values())},

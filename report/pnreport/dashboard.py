@@ -1,0 +1,283 @@
+"""`report dashboard RESULTS…`: a SQLite results index (report/index.sql), fed
+incrementally, and static HTML pages: every metric's history across runs and
+kernels with regressions marked; CSV export of every sample.
+
+A history point is judged against the previous complete run of the same
+series (config, point, phase, workload, metric, labels) with the compare
+rules (report/compare.json); incomplete runs are drawn, marked, never judged
+nor used as a baseline."""
+import csv
+import datetime
+import hashlib
+import os
+import re
+import sqlite3
+import sys
+from collections import OrderedDict
+
+from . import compare, plots, units
+from .html import Page
+from .load import InputError, labels_str, load_run
+
+DDL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "index.sql")
+INDEX_VERSION = "1"
+
+
+def connect(path):
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA foreign_keys = ON")
+    with open(DDL) as fh:
+        db.executescript(fh.read())
+    cur = db.execute("SELECT value FROM index_meta WHERE key = 'index_version'").fetchone()
+    if cur is None:
+        db.execute("INSERT INTO index_meta (key, value) VALUES ('index_version', ?)", (INDEX_VERSION,))
+    elif cur[0] != INDEX_VERSION:
+        raise InputError(f"{path}: index version {cur[0]}, this report writes {INDEX_VERSION}")
+    return db
+
+
+def find_runs(paths):
+    """Run directories under each argument (a run dir itself, or dirs holding them)."""
+    out = []
+    for p in paths:
+        if not os.path.exists(p):
+            raise InputError(f"{p}: no such file or directory")
+        if os.path.isfile(p) or os.path.exists(os.path.join(p, "run.json")):
+            out.append(p)
+            continue
+        found = []
+        for root, dirs, files in os.walk(p):
+            dirs.sort()
+            if "run.json" in files:
+                found.append(root)
+        if not found:
+            raise InputError(f"{p}: no run.json below it")
+        out.extend(found)
+    return out
+
+
+def index_run(db, run):
+    """Add one run; returns 'added', 'present' or 'replaced'."""
+    run_id = hashlib.sha256(run.raw).hexdigest()
+    if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
+        return "present", run_id
+    path = os.path.realpath(run.dir)
+    old = [r[0] for r in db.execute("SELECT run_id FROM runs WHERE path = ?", (path,))]
+    for o in old:      # the directory was rewritten since: its old content is gone
+        db.execute("DELETE FROM samples WHERE run_id = ?", (o,))
+        db.execute("DELETE FROM metrics WHERE run_id = ?", (o,))
+        db.execute("DELETE FROM node_verdicts WHERE run_id = ?", (o,))
+        db.execute("DELETE FROM runs WHERE run_id = ?", (o,))
+    d = run.doc
+    k = d["kernel"]
+    s = k.get("series") or {}
+    v = d["verdict"]
+    db.execute(
+        "INSERT INTO runs (run_id, path, schema_version, tool_version, state, status_reason, started_at,"
+        " updated_at, hostname, kernel_release, series_id, series_mode, kconfig_sha256, config_name,"
+        " config_sha256, verdict, misplaced_pages, checks_failed, indexed_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+        (run_id, path, d["schema_version"], d.get("tool", {}).get("version"), run.state, run.reason,
+         d.get("started_at"), d.get("updated_at"), d.get("host", {}).get("hostname"), k.get("release"),
+         s.get("id"), s.get("mode"), k.get("kconfig_sha256"), d.get("config", {}).get("name"),
+         d.get("config", {}).get("sha256"), v.get("result"), v.get("misplaced_pages"),
+         (v.get("checks") or {}).get("failed"),
+         datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")))
+    for key, m in compare.samples(run).items():
+        desc = compare.stats.describe(m["values"])
+        row = (run_id, m["point"], m["phase"] or "", m["workload_index"] if m["workload_index"] is not None else -1,
+               m["name"], labels_str(m["labels"]))
+        db.execute("INSERT INTO metrics (run_id, point, phase, workload_index, workload, name, labels, kind, unit,"
+                   " better, aggregate, n, mean, stddev, min_value, max_value)"
+                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                   row[:4] + (m["workload"] or "",) + row[4:] + (m["kind"], m["unit"], m["better"], m["aggregate"],
+                                                                 desc["n"], desc["mean"], desc["stddev"],
+                                                                 desc["min"], desc["max"]))
+        db.executemany("INSERT INTO samples (run_id, point, phase, workload_index, name, labels, sample, value)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                       [row + (i, float(x)) for i, x in enumerate(m["values"])])
+    for node, nv in (v.get("nodes") or {}).items():
+        src = nv.get("sources") or {}
+        db.execute("INSERT INTO node_verdicts (run_id, node, general_pages_max, pass, inconclusive, pages_counters,"
+                   " pages_events) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                   (run_id, int(node), nv.get("general_pages_max"), int(bool(nv.get("pass"))),
+                    int(bool(nv.get("inconclusive"))), src.get("counters"), src.get("events")))
+    return ("replaced" if old else "added"), run_id
+
+
+def series(db):
+    """OrderedDict series key -> [point dicts in time order]."""
+    q = ("SELECT m.run_id, r.started_at, r.kernel_release, r.series_mode, r.state, r.hostname, r.config_name,"
+         " m.point, m.phase, m.workload_index, m.workload, m.name, m.labels, m.kind, m.unit, m.better, m.n,"
+         " m.mean, m.stddev FROM metrics m JOIN runs r ON r.run_id = m.run_id"
+         " ORDER BY m.name, m.labels, m.phase, m.workload_index, r.started_at, r.run_id")
+    out = OrderedDict()
+    for row in db.execute(q):
+        (run_id, started, rel, mode, state, host, cfg, point, phase, wi, wl, name, labels, kind, unit, better,
+         n, mean, sd) = row
+        key = (cfg, point, phase, wi, wl, name, labels)
+        vals = [r[0] for r in db.execute(
+            "SELECT value FROM samples WHERE run_id = ? AND point = ? AND phase = ? AND workload_index = ?"
+            " AND name = ? AND labels = ? ORDER BY sample", (run_id, point, phase, wi, name, labels))]
+        out.setdefault(key, []).append({
+            "run_id": run_id, "started_at": started, "kernel": rel + (f" [{mode}]" if mode else ""),
+            "state": state, "host": host, "kind": kind, "unit": unit, "better": better, "n": n,
+            "mean": mean, "stddev": sd, "values": vals})
+    return out
+
+
+def judge_series(cfg, key, pts):
+    """Mark each point: regression/improvement/... against the previous complete run."""
+    prev = None
+    name, labels = key[5], key[6]
+    lab = dict(kv.split("=", 1) for kv in labels.split(",")) if labels else {}
+    for p in pts:
+        if p["state"] != "complete":
+            p["status"] = "incomplete"
+            continue
+        if prev is None:
+            p["status"] = "first"
+        else:
+            meta = {"kind": p["kind"], "name": name, "labels": lab, "better": p["better"]}
+            j = compare.judge(cfg, meta, prev["values"], p["values"], cfg["seed"])
+            p["status"] = j["status"]
+            p["delta_pct"] = j.get("delta_pct")
+            p["p"] = j.get("p")
+            p["baseline_run"] = prev["run_id"]
+        prev = p
+    return pts
+
+
+def slug(key):
+    cfg, point, phase, wi, wl, name, labels = key
+    s = f"{cfg}-{phase}-{wi}-{name}-{labels}-{point}"
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", s)[:150] + "-" + hashlib.sha1(repr(key).encode()).hexdigest()[:8]
+
+
+def title_of(key):
+    cfg, point, phase, wi, wl, name, labels = key
+    where = "/".join(x for x in (phase, wl) if x)
+    pt = "" if point in ("#0", "*") else f" [{point}]"
+    return f"{cfg}{pt}: {where + ': ' if where else ''}{name}" + (f"{{{labels}}}" if labels else "")
+
+
+def write_pages(db, out, cfg):
+    os.makedirs(os.path.join(out, "metrics"), exist_ok=True)
+    ser = series(db)
+    summary = []
+    for key, pts in ser.items():
+        judge_series(cfg, key, pts)
+        regs = [p for p in pts if p["status"] == "regression"]
+        last = pts[-1]
+        fname = slug(key) + ".html"
+        page = Page("pnbench history: " + title_of(key))
+        page.add('<p class="small"><a href="../index.html">← all metrics</a></p>')
+        page.h(1, title_of(key))
+        if regs:
+            page.banner(f"{len(regs)} regression(s) in this history, the latest in the run of {regs[-1]['started_at']} "
+                        f"({regs[-1]['kernel']}, {regs[-1]['delta_pct']:+.1f} %)" if regs[-1].get("delta_pct") is not None
+                        else f"{len(regs)} regression(s) in this history (isolation: general pages increased)", "fail")
+        else:
+            page.banner("No regression in this history", "pass")
+        page.nav_here()
+        xs = [(i, f"{p['started_at'] or '?'}\n{p['kernel']}", p["mean"], p["stddev"], p["kernel"],
+               p["status"]) for i, p in enumerate(pts)]
+        unit, better = last["unit"], last["better"]
+        t = (f"{title_of(key)}: {len(regs)} regression(s) over {len(pts)} runs" if regs else
+             f"{title_of(key)}: no regression over {len(pts)} runs")
+        page.figure(plots.history(title_of(key), xs, unit, better, t[:110]),
+                    "Mean ± stddev per run; circled: regression against the previous complete run; "
+                    "×: incomplete run (not judged).")
+        sc = units.scale_for(unit, [p["mean"] for p in pts if p["mean"] is not None])
+        page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs previous", "p", "mark", "run"],
+                   [[p["started_at"], p["kernel"], p["host"], p["state"], p["n"],
+                     f"{units.fmt(p['mean'], unit, sc)} ± {units.fmt(p['stddev'], unit, sc)}",
+                     f"{p['delta_pct']:+.1f} %" if p.get("delta_pct") is not None else "",
+                     f"{p['p']:.3g}" if p.get("p") is not None else "",
+                     compare.MARK.get(p["status"], p["status"]) or p["status"], p["run_id"][:12]] for p in pts],
+                   num_cols=(4, 5, 6, 7),
+                   cell_class=lambda r, c, v: ("fail" if v == "REGRESSION" else "pass" if v == "improved" else
+                                               "warn" if v == "incomplete" else None) if c in (3, 8) else None)
+        with open(os.path.join(out, "metrics", fname), "w", encoding="utf-8") as fh:
+            fh.write(page.render())
+        summary.append((key, pts, regs, fname))
+    runs = list(db.execute("SELECT run_id, started_at, kernel_release, series_mode, hostname, config_name, state,"
+                           " verdict, path FROM runs ORDER BY started_at, run_id"))
+    page = Page("pnbench results dashboard")
+    page.h(1, "pnbench results dashboard")
+    nreg = sum(1 for s in summary if s[2])
+    latest_regs = [s for s in summary if s[1][-1]["status"] == "regression"]
+    page.banner(f"{len(runs)} runs, {len(summary)} metric series; {nreg} series with a regression, "
+                f"{len(latest_regs)} regressed in their latest run", "fail" if latest_regs else "pass")
+    page.h(2, "Metrics", "metrics")
+    page.add("<table><thead><tr><th>metric</th><th>runs</th><th>latest</th><th>latest kernel</th>"
+             "<th>latest mark</th><th>regressions</th></tr></thead><tbody>")
+    from .html import esc
+    for key, pts, regs, fname in sorted(summary, key=lambda s: (not s[2], title_of(s[0]))):
+        last = pts[-1]
+        mk = compare.MARK.get(last["status"], last["status"]) or last["status"]
+        cls = "fail" if last["status"] == "regression" else "warn" if last["status"] == "incomplete" else ""
+        page.add(f'<tr><td><a href="metrics/{esc(fname)}">{esc(title_of(key))}</a></td><td class="n">{len(pts)}</td>'
+                 f'<td class="n">{esc(units.fmt(last["mean"], last["unit"]))}</td><td>{esc(last["kernel"])}</td>'
+                 f'<td class="{cls}">{esc(mk)}</td><td class="n {"fail" if regs else ""}">{len(regs)}</td></tr>')
+    page.add("</tbody></table>")
+    page.h(2, "Runs", "runs")
+    page.table(["started", "kernel", "host", "config", "state", "verdict", "run id", "path"],
+               [[r[1], r[2] + (f" [{r[3]}]" if r[3] else ""), r[4], r[5], r[6], r[7], r[0][:12], r[8]] for r in runs],
+               cell_class=lambda ri, c, v: ("warn" if c == 4 and v != "complete" else
+                                            "fail" if c == 5 and v == "fail" else
+                                            "pass" if c == 5 and v == "pass" else None))
+    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as fh:
+        fh.write(page.render())
+    return len(summary)
+
+
+def export_csv(db, path):
+    q = ("SELECT r.run_id, r.started_at, r.hostname, r.kernel_release, r.series_id, r.series_mode, r.state,"
+         " r.config_name, s.point, s.phase, m.workload, s.workload_index, s.name, s.labels, m.kind, m.unit,"
+         " m.better, s.sample, s.value FROM samples s"
+         " JOIN metrics m ON m.run_id = s.run_id AND m.point = s.point AND m.phase = s.phase"
+         "  AND m.workload_index = s.workload_index AND m.name = s.name AND m.labels = s.labels"
+         " JOIN runs r ON r.run_id = s.run_id ORDER BY r.started_at, r.run_id, s.name, s.labels, s.sample")
+    cols = ["run_id", "started_at", "hostname", "kernel_release", "series_id", "series_mode", "state",
+            "config_name", "point", "phase", "workload", "workload_index", "metric", "labels", "kind", "unit",
+            "better", "sample", "value"]
+    n = 0
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(cols)
+        for row in db.execute(q):
+            w.writerow(row)
+            n += 1
+    return n
+
+
+def main(a):
+    cfg = compare.load_config(a.config)
+    dirs = find_runs(a.results)
+    db = connect(a.db)
+    counts = {"added": 0, "present": 0, "replaced": 0}
+    bad = []
+    for d in dirs:
+        try:
+            run = load_run(d)
+        except InputError as e:
+            bad.append(str(e))
+            print(f"pnreport: {e} (not indexed)", file=sys.stderr)
+            continue
+        what, _ = index_run(db, run)
+        counts[what] += 1
+        if run.incomplete:
+            print(f"pnreport: {run.jpath}: run is {run.state}; indexed, marked, never judged", file=sys.stderr)
+    db.commit()
+    nser = write_pages(db, a.output, cfg)
+    total = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+    print(f"dashboard: {counts['added']} run(s) added, {counts['replaced']} replaced, {counts['present']} already "
+          f"indexed; {total} in {a.db}; {nser} metric pages in {a.output}/")
+    if a.csv:
+        n = export_csv(db, a.csv)
+        print(f"dashboard: {n} samples exported to {a.csv}")
+    db.close()
+    return 2 if bad else 0

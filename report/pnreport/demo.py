@@ -1,0 +1,77 @@
+"""The truth table of `make demo` (demo.json, issue 11) as a figure and a table,
+with each cell's run verdict beside it.  A cell whose value is not the expected
+one is marked and named at the top."""
+import os
+from collections import OrderedDict
+
+from . import plots
+from .html import Page, esc
+from .load import InputError, load_demo, load_run
+
+SCENARIOS = OrderedDict([
+    ("pressure", "background pressure: general pages on device nodes"),
+    ("probes", "per-node kernel paths (probes)"),
+    ("explicit", "explicit allocation served on the device"),
+    ("interleave", "interleave over 2 devices, weights exact"),
+    ("exhaust", "device exhausted → DRAM fallback, no OOM"),
+    ("multinode", "multi-node bind/preferred-many across devices"),
+])
+
+
+def build(path):
+    base, doc = load_demo(path)
+    cells = doc["cells"]
+    scen = list(SCENARIOS)
+    for c in cells:
+        for k in c["rows"]:
+            if k not in scen:
+                scen.append(k)
+    labels = [f"{c['kernel']}\n{c['topology']}" for c in cells]
+    grid = [[(c["rows"][s].get("text", str(c["rows"][s].get("value"))) if s in c["rows"] else "–",
+              c["rows"][s].get("pass") if s in c["rows"] else None) for c in cells] for s in scen]
+    off = [(s, c) for s in scen for c in cells if s in c["rows"] and c["rows"][s].get("pass") is False]
+    page = Page("pnbench demo: truth table")
+    page.h(1, "make demo: private memory nodes on stock, isolate and private kernels")
+    if off:
+        page.banner(f"{len(off)} cell(s) not as expected: " + "; ".join(
+            f"{c['kernel']}/{c['topology']}: {SCENARIOS.get(s, s)} is {c['rows'][s].get('text')} "
+            f"(expected {c['rows'][s].get('expected')})" for s, c in off[:4]) + (" …" if len(off) > 4 else ""), "fail")
+    else:
+        page.banner("Every cell came out as expected", "pass")
+    page.nav_here()
+    title = ("Every cell as expected" if not off else f"{len(off)} of {sum(len(c['rows']) for c in cells)} cells "
+             "not as expected (✗)") + ": green as expected, red not"
+    page.figure(plots.truth_table([SCENARIOS.get(s, s) for s in scen], labels, grid, title),
+                "Each column a kernel × topology cell; the text is the measured value.")
+    page.h(2, "Truth table", "table")
+    hdr = "<tr><th>scenario</th>" + "".join(f"<th>{esc(c['kernel'])}<br><span class=small>{esc(c['topology'])}</span></th>"
+                                            for c in cells) + "</tr>"
+    body = []
+    for s in scen:
+        tds = []
+        for c in cells:
+            r = c["rows"].get(s)
+            if not r:
+                tds.append("<td>–</td>")
+                continue
+            cls = "pass" if r.get("pass") else "fail" if r.get("pass") is False else ""
+            tds.append(f'<td class="{cls}">{esc(r.get("text", r.get("value")))}'
+                       f'<br><span class="small">expected {esc(r.get("expected"))}</span></td>')
+        body.append(f"<tr><td>{esc(SCENARIOS.get(s, s))}</td>{''.join(tds)}</tr>")
+    page.add(f"<table><thead>{hdr}</thead><tbody>{''.join(body)}</tbody></table>")
+    page.h(2, "Cells", "cells")
+    rows = []
+    for c in cells:
+        rel = c.get("run")
+        state = verdict = kernel = "–"
+        if rel:
+            try:
+                run = load_run(os.path.join(base, rel))
+                state, verdict, kernel = run.state, run.doc["verdict"].get("result"), run.kernel_label
+            except InputError as e:
+                state = f"unreadable: {e}"
+        rows.append([c["kernel"], c["topology"], kernel, rel or "–", state, verdict])
+    page.table(["kernel", "topology", "release", "run", "state", "verdict"], rows,
+               cell_class=lambda r, col, v: ("warn" if col == 4 and v != "complete" else None))
+    page.p("Per-cell reports: pnreport run DIR/<run>.", "small")
+    return page, not off
