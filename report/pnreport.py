@@ -150,9 +150,9 @@ def _wants_package(argv):
     if argv[1] == "summary" and len(argv) > 2:
         try:
             with open(os.path.join(argv[2], "run.json")) as fh:
-                return json.load(fh).get("schema_version") == 2
+                return json.load(fh).get("schema_version") != 1
         except (OSError, ValueError, AttributeError):
-            return False
+            return True     # the package says what is wrong with it
     return False
 
 

@@ -87,7 +87,7 @@ class Page:
         cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
         self.add(f'<figure id="fig-{esc(fig.name)}" data-plot="{esc(fig.name)}">'
                  f'<img src="data:image/png;base64,{b64}" width="{fig.width}" height="{fig.height}" '
-                 f'alt="{esc(fig.title)}">{cap}</figure>')
+                 f'alt="{esc(getattr(fig, "conclusion", fig.title))}">{cap}</figure>')
 
     def render(self):
         nav = ""

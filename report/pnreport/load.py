@@ -96,7 +96,7 @@ class Run:
     def kernel_label(self):
         k = self.doc["kernel"]
         s = k.get("series") or {}
-        tag = f" [{s.get('mode')}]" if s.get("mode") else ""
+        tag = f" [{s.get('mode')}]" if s.get("mode") else ("" if s.get("id") else " (stock)")
         return f"{k.get('release', '?')}{tag}"
 
     @property

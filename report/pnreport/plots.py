@@ -24,16 +24,23 @@ NODE_COLORS = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2",
 
 
 class Figure:
-    def __init__(self, name, title, png, width, height):
+    """name: id in the page; title: what it shows; conclusion: its headline (the
+    text drawn as its title, repeated as the <img> alt text)."""
+
+    def __init__(self, name, title, png, width, height, conclusion=None):
         self.name, self.title, self.png, self.width, self.height = name, title, png, width, height
+        self.conclusion = conclusion or title
 
 
 def _render(fig, name, title):
+    sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
+    heads = [sup] + [ax.get_title(loc="left") for ax in fig.axes]
+    conclusion = next((h for h in heads if h), title)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     w, h = fig.canvas.get_width_height()
     plt.close(fig)
-    return Figure(name, title, buf.getvalue(), int(w), int(h))
+    return Figure(name, title, buf.getvalue(), int(w), int(h), conclusion)
 
 
 def _new(w, h, **kw):
@@ -157,23 +164,25 @@ def nodes_over_time(run, header, rows, conclusions):
             uname, f = "KiB", 1024.0
         for (it_i, name), (a, b) in spans.items():
             ax.axvspan(a, b, color=shade[name], lw=0, zorder=0)
-        for _, _, a, b in segs:
-            xs = x[a:b]
-            pos = np.zeros(b - a)
-            neg = np.zeros(b - a)
-            for k, d in deltas.items():
-                d = d[a:b] / f
-                p, q = np.clip(d, 0, None), np.clip(d, None, 0)
-                if np.any(p):
-                    h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2)
-                    kind_handles.setdefault(k, h)
-                    pos = pos + p
-                if np.any(q):
-                    h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2)
-                    kind_handles.setdefault(k, h)
-                    neg = neg + q
-            (ln,) = ax.plot(xs, dused[a:b] / f, color="black", lw=0.9, zorder=3)
-            kind_handles.setdefault("used (MemUsed)", ln)
+        # all segments in one polygon set per kind: NaN rows between segments are gaps
+        idx = np.concatenate([np.append(np.arange(a, b), -1) for _, _, a, b in segs])
+        gap = idx < 0
+        xs = np.where(gap, np.nan, x[idx])
+        pos = np.zeros(len(idx))
+        neg = np.zeros(len(idx))
+        for k, d in deltas.items():
+            d = np.where(gap, np.nan, d[idx] / f)
+            p, q = np.clip(d, 0, None), np.clip(d, None, 0)
+            if np.nanmax(np.abs(p), initial=0) > 0:
+                h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2)
+                kind_handles.setdefault(k, h)
+                pos = np.where(gap, 0, pos + np.nan_to_num(p))
+            if np.nanmax(np.abs(q), initial=0) > 0:
+                h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2)
+                kind_handles.setdefault(k, h)
+                neg = np.where(gap, 0, neg + np.nan_to_num(q))
+        (ln,) = ax.plot(xs, np.where(gap, np.nan, dused[idx] / f), color="black", lw=0.9, zorder=3)
+        kind_handles.setdefault("used (MemUsed)", ln)
         ax.axhline(0, color="0.4", lw=0.6, zorder=1)
         # general allocations of each phase from run.json: too small to see on an axis
         # that also holds GiB of explicit pages, so they are written where they happened

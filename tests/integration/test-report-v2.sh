@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# report/ on schema-2 results: pnreport run, compare (statistics, the regression
+# gate, the false-positive rate over seeded noise), dashboard (SQLite index
+# round trip, no duplicates), demo truth table, headless-Chromium screenshots.
+# The tests are tests/report/test_report.py (unittest, TAP output).
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+for m in matplotlib numpy scipy; do
+	if ! /usr/bin/python3 -c "import $m" 2>/dev/null; then
+		echo "1..0 # SKIP python3-$m not installed (make deps)"
+		exit 4
+	fi
+done
+exec /usr/bin/python3 tests/report/test_report.py "$@"

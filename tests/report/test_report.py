@@ -1,0 +1,560 @@
+#!/usr/bin/python3
+"""Tests of report/ (pnreport run, compare, dashboard, demo) on seeded schema-2
+results from make_fixture.py, and on the suite's own goldens in tests/golden/
+once they are schema 2.  Prints TAP (one line per test method, SKIPs with their
+reason) so tests/run.sh counts them; exit 0 when none failed.
+
+PNREPORT_KEEP=DIR keeps the generated files (reports, PNGs, screenshots) there.
+"""
+import base64
+import html.parser
+import io
+import json
+import os
+import random
+import re
+import shutil
+import sqlite3
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+PNREPORT = os.path.join(ROOT, "report", "pnreport.py")
+FIXTURE = os.path.join(HERE, "make_fixture.py")
+PY = "/usr/bin/python3"
+sys.path.insert(0, os.path.join(ROOT, "report"))
+sys.path.insert(0, HERE)
+
+import make_fixture  # noqa: E402
+from pnreport import compare, load  # noqa: E402
+
+T = None            # the fixtures' directory (setUpModule)
+KEEP = os.environ.get("PNREPORT_KEEP")
+INFO = []           # figures worth reporting (false-positive rate, ...), printed as TAP comments
+
+
+def setUpModule():
+    global T
+    T = KEEP or tempfile.mkdtemp(prefix="pnreport-test.")
+    os.makedirs(T, exist_ok=True)
+    make_fixture.write_run(f"{T}/private", kernel="private", seed=1)
+    make_fixture.write_run(f"{T}/stock", kernel="stock", seed=2)
+    make_fixture.write_run(f"{T}/incomplete", kernel="private", seed=3, incomplete=True)
+    make_fixture.write_run(f"{T}/base", kernel="private", seed=11)
+    make_fixture.write_run(f"{T}/regressed", kernel="private", seed=12, shift=10.0)
+    make_fixture.write_run(f"{T}/two", kernel="private", seed=13, iterations=2)
+    make_fixture.write_demo(f"{T}/demo", seed=1)
+
+
+def tearDownModule():
+    if not KEEP and T:
+        shutil.rmtree(T, ignore_errors=True)
+
+
+def pnreport(*args, ok=(0,)):
+    p = subprocess.run([PY, PNREPORT, *args], capture_output=True, text=True, timeout=300)
+    if ok is not None and p.returncode not in ok:
+        raise AssertionError(f"pnreport {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
+    return p
+
+
+# ------------------------------------------------------------------ PNG and HTML helpers
+def png_size(data):
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        raise AssertionError("not a PNG")
+    return struct.unpack(">II", data[16:24])
+
+
+def png_pixels(data):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.image as mpimg
+    return mpimg.imread(io.BytesIO(data), format="png")
+
+
+def assert_not_blank(tc, data, what, min_var=1e-3, min_ink=0.01):
+    """Pixel variance of the grey image, and the share of pixels off the background."""
+    import numpy as np
+    px = png_pixels(data)
+    grey = px[..., :3].mean(axis=2) if px.ndim == 3 else px
+    var = float(grey.var())
+    bg = np.median(grey)
+    ink = float((np.abs(grey - bg) > 0.05).mean())
+    tc.assertGreater(var, min_var, f"{what}: pixel variance {var:.2g}: blank")
+    tc.assertGreater(ink, min_ink, f"{what}: {ink:.1%} of the pixels differ from the background: blank")
+    return var, ink
+
+
+class Figures(html.parser.HTMLParser):
+    """Collects <nav id=figures> references, <figure data-plot> and their <img>s."""
+
+    def __init__(self):
+        super().__init__()
+        self.refs, self.figs, self.cur, self.imgs_outside = [], {}, None, 0
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "a" and "data-plot-ref" in a:
+            self.refs.append(a["data-plot-ref"])
+        elif tag == "figure" and "data-plot" in a:
+            self.cur = a["data-plot"]
+            self.figs[self.cur] = []
+        elif tag == "img":
+            if self.cur:
+                self.figs[self.cur].append(a)
+            else:
+                self.imgs_outside += 1
+        elif tag in ("script", "link", "iframe"):
+            if a.get("src") or a.get("href"):
+                raise AssertionError(f"external resource <{tag}>: the page must be self-contained")
+
+    def handle_endtag(self, tag):
+        if tag == "figure":
+            self.cur = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def check_page(tc, path, expect_plots=()):
+    with open(path, encoding="utf-8") as fh:
+        doc = fh.read()
+    f = Figures()
+    f.feed(doc)
+    tc.assertTrue(f.refs, f"{path}: names no plot")
+    tc.assertEqual(len(f.refs), len(set(f.refs)), f"{path}: a plot named twice")
+    for name in f.refs:
+        tc.assertIn(name, f.figs, f"{path}: names plot {name} but does not contain it")
+        imgs = f.figs[name]
+        tc.assertEqual(len(imgs), 1, f"{path}: plot {name}: {len(imgs)} images")
+        src = imgs[0]["src"]
+        tc.assertTrue(src.startswith("data:image/png;base64,"), f"{path}: plot {name} not embedded")
+        data = base64.b64decode(src.split(",", 1)[1])
+        w, h = png_size(data)
+        tc.assertEqual((w, h), (int(imgs[0]["width"]), int(imgs[0]["height"])),
+                       f"{path}: plot {name}: PNG {w}x{h}, <img> says otherwise")
+        tc.assertTrue(300 <= w <= 2400 and 150 <= h <= 2400, f"{path}: plot {name}: odd size {w}x{h}")
+        assert_not_blank(tc, data, f"{path}: plot {name}")
+    tc.assertEqual(set(f.refs), set(f.figs), f"{path}: a figure not in the index")
+    for p in expect_plots:
+        tc.assertIn(p, f.refs, f"{path}: plot {p} missing")
+    tc.assertNotRegex(doc, r'(src|href)="(https?:|file:|/)', f"{path}: refers outside itself")
+    return doc, f
+
+
+# ------------------------------------------------------------------ tests
+SCENARIO_PLOTS = ("isolation", "nodes", "spill", "latency_cdf", "interleave", "latency-matrix", "loaded-latency")
+
+
+class Case(unittest.TestCase):
+    def has(self, doc, s):
+        self.assertTrue(s in doc, f"{s!r} not in the page")
+
+    def lacks(self, doc, s):
+        self.assertFalse(s in doc, f"{s!r} in the page")
+
+
+class RunReport(Case):
+    def test_private_run_report_has_every_plot_embedded_and_not_blank(self):
+        out = f"{T}/private.html"
+        pnreport("run", f"{T}/private", "-o", out, "--png-dir", f"{T}/png-private")
+        doc, f = check_page(self, out, SCENARIO_PLOTS)
+        self.has(doc, "Verdict: PASS")
+        self.has(doc, "no general allocation in any phase")
+        self.has(doc, "matches the weights page for page")
+        for name in SCENARIO_PLOTS:
+            with open(f"{T}/png-private/{name}.png", "rb") as fh:
+                data = fh.read()
+            w, h = png_size(data)
+            self.assertEqual(w, {"nodes": 1200, "spill": 900, "latency_cdf": 800, "loaded-latency": 800}.get(name, w))
+        # per-node plot: one panel per node -> height grows with the 3 nodes
+        with open(f"{T}/png-private/nodes.png", "rb") as fh:
+            self.assertEqual(png_size(fh.read()), (1200, 910))
+
+    def test_stock_run_report_says_what_leaked_where(self):
+        out = f"{T}/stock.html"
+        pnreport("run", f"{T}/stock", "-o", out)
+        doc, _ = check_page(self, out, SCENARIO_PLOTS)
+        self.has(doc, "Verdict: FAIL")
+        self.has(doc, "General allocations on private nodes: node 1: 2\u202f048 pages")
+        self.has(doc, "6 of 8 probes put general pages on a private node")
+        self.has(doc, "(stock)")
+
+    def test_incomplete_run_is_shown_as_incomplete(self):
+        out = f"{T}/incomplete.html"
+        p = pnreport("run", f"{T}/incomplete", "-o", out)
+        self.assertIn("incomplete", p.stderr)
+        doc, _ = check_page(self, out, ("nodes",))
+        self.has(doc, "INCOMPLETE RUN")
+        self.lacks(doc, "Verdict: PASS")
+        s = pnreport("summary", f"{T}/incomplete").stdout
+        self.assertIn("INCOMPLETE", s)
+
+    def test_truncated_csv_in_a_complete_run_is_refused(self):
+        d = f"{T}/trunc-complete"
+        shutil.copytree(f"{T}/private", d, dirs_exist_ok=True)
+        with open(f"{d}/nodestat.csv", "r+") as fh:
+            text = fh.read()
+            fh.seek(0)
+            fh.write(text[:-40])
+            fh.truncate()
+        p = pnreport("run", d, "-o", f"{T}/x.html", ok=(2,))
+        self.assertIn("nodestat.csv", p.stderr)
+        self.assertIn("complete", p.stderr)
+
+    def test_bad_input_exits_2_with_a_clear_message(self):
+        bad = f"{T}/bad"
+        os.makedirs(bad, exist_ok=True)
+        cases = {}
+        for name, content in (("v1", {"schema_version": 1}), ("v99", {"schema_version": 99}),
+                              ("nover", {"tool": {}}), ("list", [1, 2])):
+            os.makedirs(f"{bad}/{name}", exist_ok=True)
+            with open(f"{bad}/{name}/run.json", "w") as fh:
+                json.dump(content, fh)
+            cases[name] = "schema_version" if name != "list" else "not a pnbench run.json"
+        os.makedirs(f"{bad}/garbage", exist_ok=True)
+        with open(f"{bad}/garbage/run.json", "w") as fh:
+            fh.write("{not json")
+        cases["garbage"] = "not valid JSON"
+        os.makedirs(f"{bad}/empty", exist_ok=True)
+        cases["empty"] = "missing"
+        cases["nonexistent"] = "no such run directory"
+        for name, msg in cases.items():
+            for cmd in (["run"], ["summary"]):
+                if cmd == ["summary"] and name == "v1":
+                    continue        # report/pnreport.py's own schema-1 summary, until it is dropped
+                p = pnreport(*cmd, f"{bad}/{name}", ok=(2,))
+                self.assertIn(msg, p.stderr, f"{cmd} {name}: {p.stderr!r}")
+                self.assertTrue(p.stderr.startswith("pnreport: "), p.stderr)
+                self.assertNotIn("Traceback", p.stderr)
+        p = pnreport("compare", f"{T}/private", f"{bad}/v1", ok=(2,))
+        self.assertIn("schema_version 1", p.stderr)
+        p = pnreport("dashboard", f"{bad}/v99", "--db", f"{T}/bad.sqlite", "-o", f"{T}/bad-dash", ok=(2,))
+        self.assertIn("schema_version 99", p.stderr)
+        p = pnreport("demo", f"{bad}/empty", ok=(2,))
+        self.assertIn("demo.json", p.stderr)
+
+
+class Compare(Case):
+    def test_injected_10pct_regression_at_n5_is_flagged(self):
+        p = pnreport("compare", f"{T}/base", f"{T}/regressed", "--format", "json", "--fail-on-regression", ok=(1,))
+        res = json.loads(p.stdout)
+        by = {(m["phase"], m["name"], load.labels_str(m["labels"])): m for m in res["metrics"]}
+        for key in (("explicit", "alloc_fault_throughput", ""), ("pressure", "pressure_throughput", ""),
+                    ("latency", "latency_ns", "dst=2,src=0")):
+            v = by[key]["vs"][0]
+            self.assertEqual(by[key]["baseline"]["n"], 5)
+            self.assertEqual(v["n"], 5)
+            self.assertEqual(v["status"], "regression", f"{key}: {v}")
+            self.assertLess(v["p"], 0.05)
+            lo, hi = v["ci"]
+            self.assertTrue(lo > 0 or hi < 0, "the CI of the difference excludes 0")
+        t = pnreport("compare", f"{T}/base", f"{T}/regressed").stdout
+        self.assertRegex(t, r"alloc_fault_throughput .*-\d+\.\d%.*\*REGRESSION")
+        self.assertIn("result: regression", t)
+        h = f"{T}/compare.html"
+        pnreport("compare", f"{T}/base", f"{T}/regressed", f"{T}/private", "--format", "html", "-o", h)
+        doc, _ = check_page(self, h, ("compare",))
+        self.has(doc, "regression(s)")
+
+    def test_noise_only_differences_are_not_flagged(self):
+        """Seeded noise draws, same distribution on both sides: false-positive rate."""
+        cfg = compare.load_config(None)
+        rng = random.Random(20261203)
+        meta = {"kind": "stat", "name": "throughput", "labels": {}, "better": "higher"}
+        draws = 2000
+        for cv in (1.0, 2.0, 5.0):
+            fp = p_only = 0
+            for i in range(draws):
+                a = [1e9 * (1 + rng.gauss(0, cv / 100)) for _ in range(5)]
+                b = [1e9 * (1 + rng.gauss(0, cv / 100)) for _ in range(5)]
+                j = compare.judge(cfg, meta, a, b, seed=i)
+                fp += j["status"] == "regression"
+                p_only += j["p"] < cfg["alpha"]
+            rate = fp / draws
+            INFO.append(f"noise only, n=5 a side, CV {cv:.1f} %: {fp}/{draws} flagged as regression "
+                        f"(false-positive rate {rate:.2%}); Welch p < 0.05 alone: {p_only / draws:.1%}")
+            self.assertLessEqual(rate, 0.01, f"CV {cv} %: false-positive rate {rate:.2%}")
+        # and the power that goes with it: an injected 10 % regression
+        for cv in (1.0, 1.5, 2.0):
+            hit = 0
+            for i in range(500):
+                a = [1e9 * (1 + rng.gauss(0, cv / 100)) for _ in range(5)]
+                b = [0.9e9 * (1 + rng.gauss(0, cv / 100)) for _ in range(5)]
+                hit += compare.judge(cfg, meta, a, b, seed=i)["status"] == "regression"
+            INFO.append(f"injected 10 % regression, n=5 a side, CV {cv:.1f} %: flagged in {hit}/500")
+            if cv <= 1.5:
+                # above a 2.5 % sample CV the gate asks 10 % (noisy metric): power drops by design
+                self.assertGreaterEqual(hit / 500, 0.95, f"CV {cv} %: power {hit / 500:.0%}")
+
+    def test_noise_only_runs_pass_the_gate(self):
+        """Whole runs through the CLI: same kernel, different seeds -> exit 0."""
+        flagged = 0
+        n = 8
+        for i in range(n):
+            a, b = f"{T}/noise-a{i}", f"{T}/noise-b{i}"
+            make_fixture.write_run(a, kernel="private", seed=100 + 2 * i, noise=2.0)
+            make_fixture.write_run(b, kernel="private", seed=101 + 2 * i, noise=2.0)
+            p = pnreport("compare", a, b, "--fail-on-regression", "--format", "json", ok=(0, 1))
+            flagged += p.returncode == 1
+            if p.returncode == 1:
+                regs = [m["name"] for m in json.loads(p.stdout)["metrics"] if m["vs"][0]["status"] == "regression"]
+                INFO.append(f"noise-only run pair {i} flagged: {regs}")
+        INFO.append(f"noise-only run pairs through the gate: {flagged}/{n} flagged "
+                    f"({sum(len(compare.samples(load.load_run(f'{T}/noise-a0'))) for _ in [0])} metrics each)")
+        self.assertEqual(flagged, 0)
+
+    def test_fewer_than_3_samples_is_not_a_verdict(self):
+        p = pnreport("compare", f"{T}/base", f"{T}/two", "--format", "json", "--fail-on-regression", ok=(4,))
+        res = json.loads(p.stdout)
+        self.assertEqual(res["result"], "not enough samples")
+        self.assertIn("not enough samples", p.stderr)
+        st = {m["vs"][0]["status"] for m in res["metrics"] if m["kind"] == "stat"}
+        self.assertEqual(st, {"not enough samples"})
+        t = pnreport("compare", f"{T}/base", f"{T}/two").stdout
+        self.assertIn("n<3", t)
+
+    def test_isolation_regresses_at_any_increase_above_zero(self):
+        p = pnreport("compare", f"{T}/private", f"{T}/stock", "--format", "json", "--fail-on-regression", ok=(1,))
+        res = json.loads(p.stdout)
+        iso = {(m["phase"], m["labels"].get("node")): m["vs"][0]["status"] for m in res["metrics"]
+               if m["kind"] == "isolation" and m["name"] == "general_pages"}
+        self.assertEqual(iso[("pressure", "1")], "regression")
+        self.assertEqual(iso[("probes", "2")], "regression")
+        self.assertEqual(iso[("explicit", "1")], "no change")
+        # one leaked page, two iterations only: still a regression (static rule, no statistics)
+        make_fixture.write_run(f"{T}/leak1", kernel="private", seed=21, iterations=2, leak=1)
+        p = pnreport("compare", f"{T}/private", f"{T}/leak1", "--format", "json", "--fail-on-regression", ok=(1,))
+        regs = [(m["name"], m["phase"]) for m in json.loads(p.stdout)["metrics"]
+                if m["vs"][0]["status"] == "regression"]
+        self.assertEqual(regs, [("general_pages", "pressure")])
+        # and the reverse direction is an improvement, not a regression
+        p = pnreport("compare", f"{T}/stock", f"{T}/private", "--fail-on-regression", "--format", "json", ok=(0, 1))
+        iso = [m["vs"][0]["status"] for m in json.loads(p.stdout)["metrics"] if m["kind"] == "isolation"
+               and m["phase"] == "pressure" and m["labels"].get("node") == "1"]
+        self.assertEqual(iso, ["improvement"])
+
+    def test_incomplete_runs_are_refused_unless_asked(self):
+        p = pnreport("compare", f"{T}/base", f"{T}/incomplete", ok=(2,))
+        self.assertIn("incomplete", p.stderr)
+        p = pnreport("compare", f"{T}/base", f"{T}/incomplete", "--allow-incomplete")
+        self.assertIn("incomplete", p.stdout)
+
+    def test_thresholds_come_from_the_config(self):
+        cfgp = f"{T}/strict.json"
+        with open(cfgp, "w") as fh:
+            json.dump({"default": {"threshold_pct": 50.0}}, fh)
+        p = pnreport("compare", f"{T}/base", f"{T}/regressed", "--config", cfgp, "--fail-on-regression")
+        self.assertIn("result: ok", p.stdout)
+        with open(cfgp, "w") as fh:
+            json.dump({"thresholds": 1}, fh)
+        p = pnreport("compare", f"{T}/base", f"{T}/regressed", "--config", cfgp, ok=(2,))
+        self.assertIn("unknown key", p.stderr)
+
+
+class Dashboard(Case):
+    def test_index_round_trips_and_appends_without_duplicates(self):
+        res = f"{T}/results"
+        for i in range(1, 4):
+            make_fixture.write_run(f"{res}/r{i}", kernel="private", seed=30 + i)
+        db, out, csvp = f"{T}/dash.sqlite", f"{T}/dash", f"{T}/dash.csv"
+        for f in (db, csvp):
+            if os.path.exists(f):
+                os.unlink(f)
+        p = pnreport("dashboard", res, "--db", db, "-o", out, "--csv", csvp)
+        self.assertIn("3 run(s) added", p.stdout)
+        p = pnreport("dashboard", res, "--db", db, "-o", out)
+        self.assertIn("0 run(s) added", p.stdout)
+        self.assertIn("3 already indexed", p.stdout)
+        make_fixture.write_run(f"{res}/r4", kernel="private", seed=34, shift=10.0)
+        make_fixture.write_run(f"{res}/r5", kernel="private", seed=35, incomplete=True)
+        p = pnreport("dashboard", res, f"{res}/r1", "--db", db, "-o", out, "--csv", csvp)
+        self.assertIn("2 run(s) added", p.stdout)
+        con = sqlite3.connect(db)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 5)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs WHERE state = 'incomplete'").fetchone()[0], 1)
+        # round trip: every summary value of every run comes back exactly
+        for i in range(1, 5):
+            run = load.load_run(f"{res}/r{i}")
+            import hashlib
+            rid = hashlib.sha256(run.raw).hexdigest()
+            for p_, m in run.summary_metrics():
+                got = [r[0] for r in con.execute(
+                    "SELECT value FROM samples WHERE run_id = ? AND phase = ? AND workload_index = ? AND name = ?"
+                    " AND labels = ? ORDER BY sample", (rid, m["phase"], m["workload_index"], m["name"],
+                                                        load.labels_str(m["labels"])))]
+                self.assertEqual(got, [float(v) for v in m["values"]], f"r{i} {m['name']}")
+            row = con.execute("SELECT kernel_release, series_mode, verdict, config_sha256 FROM runs WHERE run_id = ?",
+                              (rid,)).fetchone()
+            self.assertEqual(row, (run.doc["kernel"]["release"], "private", run.doc["verdict"]["result"],
+                                   run.doc["config"]["sha256"]))
+        nsamp = con.execute("SELECT COUNT(*) FROM samples").fetchone()[0]
+        with open(csvp) as fh:
+            self.assertEqual(sum(1 for _ in fh) - 1, nsamp)
+        # a run directory rewritten in place replaces its older entry
+        make_fixture.write_run(f"{res}/r3", kernel="private", seed=99)
+        p = pnreport("dashboard", res, "--db", db, "-o", out)
+        self.assertIn("1 replaced", p.stdout)
+        self.assertEqual(con.execute("SELECT COUNT(*) FROM runs").fetchone()[0], 5)
+        orphans = con.execute("SELECT COUNT(*) FROM samples WHERE run_id NOT IN (SELECT run_id FROM runs)").fetchone()[0]
+        self.assertEqual(orphans, 0)
+        # pages: the index links every metric page; the shifted run is marked a regression
+        with open(f"{out}/index.html", encoding="utf-8") as fh:
+            doc = fh.read()
+        links = re.findall(r'href="(metrics/[^"]+)"', doc)
+        self.assertGreater(len(links), 10)
+        for link in links:
+            self.assertTrue(os.path.exists(os.path.join(out, link)), link)
+        thr = [link for link in links if "alloc_fault_throughput" in link][0]
+        mdoc, _ = check_page(self, os.path.join(out, thr), ("history",))
+        self.has(mdoc, "REGRESSION")
+        self.has(mdoc, "incomplete")
+        self.has(doc, "regressed in their latest run")
+
+    def test_ddl_is_portable_sql(self):
+        with open(os.path.join(ROOT, "report", "index.sql")) as fh:
+            ddl = fh.read()
+        code = "\n".join(line.split("--")[0] for line in ddl.splitlines())
+        for word in ("AUTOINCREMENT", "WITHOUT ROWID", "PRAGMA", "STRICT", "BLOB", "DATETIME", " REAL"):
+            self.assertNotIn(word, code.upper(), f"{word}: not portable to PostgreSQL")
+        con = sqlite3.connect(":memory:")
+        con.executescript(ddl)
+        con.executescript(ddl)      # idempotent: IF NOT EXISTS everywhere
+        tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        self.assertEqual(tables, {"index_meta", "runs", "metrics", "samples", "node_verdicts"})
+        psql = shutil.which("psql")
+        if not psql:
+            INFO.append("index.sql not loaded into PostgreSQL: psql not installed (portable-construct check only)")
+
+
+class Demo(Case):
+    def test_truth_table_figure_and_table(self):
+        out = f"{T}/demo.html"
+        p = pnreport("demo", f"{T}/demo", "-o", out, "--check", ok=(1,))
+        doc, _ = check_page(self, out, ("truth-table",))
+        self.has(doc, "1 cell(s) not as expected")
+        self.has(doc, "isolate/reference-movable")
+        for k in ("stock", "isolate", "private"):
+            self.has(doc, f"<th>{k}<br>")
+        self.has(doc, "background pressure: general pages on device nodes")
+        # `run` on a demo directory renders the same page
+        pnreport("run", f"{T}/demo", "-o", f"{T}/demo2.html")
+        check_page(self, f"{T}/demo2.html", ("truth-table",))
+        del p
+
+
+class Browser(Case):
+    @unittest.skipUnless(shutil.which("chromium"), "chromium not installed (apt-get install chromium)")
+    def test_headless_chromium_screenshot_is_not_blank(self):
+        for name, page in (("private", f"{T}/private.html"), ("stock", f"{T}/stock.html"),
+                           ("demo", f"{T}/demo.html"), ("compare", f"{T}/compare.html")):
+            if not os.path.exists(page):
+                if name == "demo":
+                    pnreport("demo", f"{T}/demo", "-o", page)
+                elif name == "compare":
+                    pnreport("compare", f"{T}/base", f"{T}/regressed", "--format", "html", "-o", page)
+                else:
+                    pnreport("run", f"{T}/{name}", "-o", page)
+            shot = f"{T}/screenshot-{name}.png"
+            if os.path.exists(shot):
+                os.unlink(shot)
+            env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS="disabled:")
+            prof = tempfile.mkdtemp(prefix="pnreport-chromium.")
+            try:
+                subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                                "--no-first-run", f"--user-data-dir={prof}", f"--screenshot={shot}",
+                                "--window-size=1300,2600", "file://" + os.path.abspath(page)],
+                               capture_output=True, timeout=120, env=env)
+            finally:
+                shutil.rmtree(prof, ignore_errors=True)
+            self.assertTrue(os.path.exists(shot), f"{name}: chromium wrote no screenshot")
+            with open(shot, "rb") as fh:
+                data = fh.read()
+            self.assertEqual(png_size(data), (1300, 2600))
+            var, ink = assert_not_blank(self, data, f"screenshot of {name}", min_var=5e-3, min_ink=0.05)
+            INFO.append(f"screenshot {shot}: pixel variance {var:.3f}, {ink:.0%} ink")
+
+
+class Goldens(Case):
+    def schema_v2(self):
+        with open(os.path.join(ROOT, "results", "schema", "run.schema.json")) as fh:
+            return json.load(fh).get("properties", {}).get("schema_version", {}).get("const") == 2
+
+    def test_fixtures_validate_against_the_schema(self):
+        if not self.schema_v2():
+            self.skipTest("results/schema/run.schema.json is not schema_version 2 yet (core v2 not merged)")
+        for name in ("private", "stock", "base"):
+            p = subprocess.run([PY, os.path.join(ROOT, "results", "schema", "validate.py"), f"{T}/{name}"],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_suite_goldens_render(self):
+        gold = os.path.join(ROOT, "tests", "golden")
+        runs = []
+        for root, _, files in os.walk(gold):
+            for f in files:
+                if f.endswith(".json"):
+                    try:
+                        with open(os.path.join(root, f)) as fh:
+                            if json.load(fh).get("schema_version") == 2:
+                                runs.append(os.path.join(root, f))
+                    except (OSError, ValueError, AttributeError):
+                        pass
+        if not runs:
+            self.skipTest("no schema_version 2 golden in tests/golden yet (core v2 not merged)")
+        for g in runs:
+            d = tempfile.mkdtemp(dir=T)
+            shutil.copy(g, os.path.join(d, "run.json"))
+            out = os.path.join(d, "report.html")
+            pnreport("run", d, "-o", out)
+            pnreport("summary", d)
+
+
+# ------------------------------------------------------------------ TAP
+class Tap(unittest.TextTestResult):
+    def __init__(self, *a, **k):
+        super().__init__(*a, **k)
+        self.n = 0
+
+    def _line(self, test, ok, extra=""):
+        self.n += 1
+        print(f"{'ok' if ok else 'not ok'} {self.n} - {test.id().split('.', 1)[1]}{extra}", flush=True)
+
+    def addSuccess(self, test):
+        super().addSuccess(test)
+        self._line(test, True)
+
+    def addFailure(self, test, err):
+        super().addFailure(test, err)
+        self._line(test, False)
+        print("# " + self._exc_info_to_string(err, test).replace("\n", "\n# "))
+
+    def addError(self, test, err):
+        super().addError(test, err)
+        self._line(test, False)
+        print("# " + self._exc_info_to_string(err, test).replace("\n", "\n# "))
+
+    def addSkip(self, test, reason):
+        super().addSkip(test, reason)
+        self._line(test, True, f" # SKIP {reason}")
+
+
+def main():
+    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    if len(sys.argv) > 1:
+        suite = unittest.TestSuite(t for s in suite for t in s if any(f in t.id() for f in sys.argv[1:]))
+    runner = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=Tap, verbosity=0)
+    res = runner.run(suite)
+    for line in INFO:
+        print(f"# {line}")
+    print(f"1..{res.testsRun}")
+    return 0 if res.wasSuccessful() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
