@@ -59,8 +59,8 @@ class Page:
     def table(self, headers, rows, num_cols=(), cell_class=None):
         """rows: lists of cell text; num_cols: indices right-aligned;
         cell_class(r, c, value) -> css class or None."""
-        out = ["<table><thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers)
-               + "</tr></thead><tbody>"]
+        out = ["<table>" + ("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers)
+                            + "</tr></thead>" if headers else "") + "<tbody>"]
         for ri, r in enumerate(rows):
             cells = []
             for ci, v in enumerate(r):

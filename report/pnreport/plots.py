@@ -5,11 +5,13 @@ human (GiB, µs) and chosen per axis, legends sit outside the data area, and
 layout is constrained so labels do not overlap."""
 import io
 import math
+import textwrap
 from collections import OrderedDict
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
@@ -45,6 +47,13 @@ def _render(fig, name, title):
 
 def _new(w, h, **kw):
     return plt.subplots(figsize=(w, h), dpi=DPI, layout="constrained", **kw)
+
+
+def _title(ax, text, size=11):
+    """A left-aligned axes title wrapped to the figure's width (never clipped)."""
+    width_in = ax.figure.get_figwidth()
+    per_line = max(20, int(width_in * 72 / (size * 0.58)))
+    ax.set_title(textwrap.fill(text, per_line), loc="left", fontsize=size)
 
 
 # ---------------------------------------------------------------- nodes over time
@@ -231,7 +240,7 @@ def isolation(run, by_phase, title):
     if not nodes:
         return None
     phases = list(OrderedDict.fromkeys(p for n in nodes for p in by_phase[n]))
-    fig, axes = _new(max(6, 1.2 + 1.1 * len(phases) * len(nodes)), 3.8, ncols=len(nodes),
+    fig, axes = _new(max(6, 1.6 + 1.05 * len(phases) * len(nodes)), 3.8, ncols=len(nodes),
                      sharey=True, squeeze=False)
     ymax = 0
     for ax, node in zip(axes[0], nodes):
@@ -243,9 +252,13 @@ def isolation(run, by_phase, title):
             bottom += v
         ymax = max(ymax, bottom.max() if bottom.size else 0)
         for i, tot in enumerate(bottom):
-            ax.text(i, tot, units.num(int(tot)), ha="center", va="bottom", fontsize=8)
-        ax.set_xticks(range(len(phases)), phases, rotation=30 if len(phases) > 3 else 0,
-                      ha="right" if len(phases) > 3 else "center", fontsize=8)
+            ax.text(i, tot, units.num(int(tot)), ha="center", va="bottom", fontsize=8,
+                    color="#8a1c12" if tot else "#185c18")
+        if not bottom.any():
+            ax.text(0.5, 0.55, "0 general pages in every phase", transform=ax.transAxes, ha="center",
+                    va="center", fontsize=10, color="#185c18")
+        ax.set_xticks(range(len(phases)), [p.replace("_", "_\n") if len(p) > 12 else p for p in phases],
+                      fontsize=8)
         ax.set_title(f"private node {node}", fontsize=10, loc="left")
         ax.grid(True, axis="y", alpha=0.3)
     axes[0][0].set_ylabel("general pages (worst iteration)")
@@ -283,7 +296,7 @@ def spill(rows, cols, title):
     ax.set_xlim(0, req.max() / f)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title(title, loc="left", fontsize=11)
+    _title(ax, title, 11)
     return _render(fig, "spill", "Exhaustion spill curve")
 
 
@@ -298,16 +311,22 @@ def latency_cdf(rows, cols, title, name="latency_cdf"):
     uname, f = units.scale_for("ns", [max(r[ci[lat_col]] for r in rows)])
     fig, ax = _new(8, 3.6)
     for i, (g, pts) in enumerate(groups.items()):
-        pts.sort(key=lambda p: p[1])
+        pts.sort(key=lambda p: p[0])
         ax.plot([p[1] / f for p in pts], [p[0] for p in pts], marker="o", ms=3,
                 color=NODE_COLORS[i % len(NODE_COLORS)], label=str(g).replace("_", " "))
-    ax.set_xscale("log")
-    ax.set_xlabel(f"latency ({uname}, log scale)")
+    lats = [r[ci[lat_col]] for r in rows if r[ci[lat_col]] > 0]
+    if lats and max(lats) / min(lats) > 20:
+        ax.set_xscale("log")
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: units.num(float(v))))
+        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
+        ax.set_xlabel(f"latency ({uname}, log scale)")
+    else:
+        ax.set_xlabel(f"latency ({uname})")
     ax.set_ylabel("percentile (%)")
     ax.set_ylim(0, 100)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(loc="lower right", fontsize=8, frameon=False)
-    ax.set_title(title, loc="left", fontsize=11)
+    _title(ax, title, 11)
     return _render(fig, name, "Latency CDF")
 
 
@@ -332,7 +351,7 @@ def interleave(rows, cols, title):
     ax.set_ylim(0, max(got.max(), exp.max()) * 1.2)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
-    ax.set_title(title, loc="left", fontsize=11)
+    _title(ax, title, 11)
     return _render(fig, "interleave", "Interleave distribution")
 
 
@@ -399,13 +418,13 @@ def loaded_latency(rows, cols, title):
     for i, (g, pts) in enumerate(groups.items()):
         pts.sort()
         ax.plot([p[0] / bf for p in pts], [p[1] / lf for p in pts], marker="o", ms=3,
-                color=NODE_COLORS[i % len(NODE_COLORS)], label=f"{g} threads" if grp else None)
+                color=NODE_COLORS[i % len(NODE_COLORS)], label=(f"{g} thread" + ("" if str(g) == "1" else "s")) if grp else None)
     ax.set_xlabel(f"bandwidth ({bun})")
     ax.set_ylabel(f"latency ({lun})")
     ax.grid(True, alpha=0.3)
     if grp:
         ax.legend(loc="upper left", fontsize=8, frameon=False)
-    ax.set_title(title, loc="left", fontsize=11)
+    _title(ax, title, 11)
     return _render(fig, "loaded-latency", "Loaded latency")
 
 
@@ -426,7 +445,7 @@ def truth_table(scen, cells, grid, title):
     ax.set_yticks(np.arange(-0.5, len(scen)), minor=True)
     ax.grid(which="minor", color="white", lw=2)
     ax.tick_params(which="both", length=0)
-    ax.set_title(title, loc="left", fontsize=11)
+    _title(ax, title, 11)
     return _render(fig, "truth-table", "Demo truth table")
 
 
@@ -459,7 +478,7 @@ def compare_deltas(items, title):
     ax.set_yticks(ys, [i[0] for i in items], fontsize=7.5)
     ax.set_xlabel("change of the mean vs the baseline (%), bar: 95 % bootstrap CI")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.set_title(title, loc="left", fontsize=11)
+    _title(ax, title, 11)
     return _render(fig, "compare", "Change per metric")
 
 
@@ -484,5 +503,5 @@ def history(name, points, unit, better, title):
     ax.set_ylabel(f"{un}" + (f" ({better} is better)" if better else ""))
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
-    ax.set_title(title, loc="left", fontsize=10)
+    _title(ax, title, 10)
     return _render(fig, "history", f"History of {name}")

@@ -331,7 +331,7 @@ def section_provenance(page, run):
     for (phn, path), kn in knobs.items():
         rows.append([f"knob ({phn})", f"{path}: {kn.get('old')} → {kn.get('new')}, "
                      + ("restored" if kn.get("restored") else "NOT restored")])
-    page.table(["", ""], rows)
+    page.table(None, rows)
     topo = d.get("topology") or {}
     nodes = topo.get("nodes") or []
     if nodes:
