@@ -26,6 +26,7 @@
 #include "config.h"
 #include "config_int.h"
 #include "params.h"
+#include "utf8.h"
 
 /* A user string made safe for one log line: printable ASCII, bounded. */
 const char *pn_cfg_clean(const char *s, char *buf, size_t len)
@@ -431,7 +432,10 @@ int pn_config_parse(const char *buf, size_t len, const char *name, struct pn_con
 		return ret;
 	}
 	free(text);
-	ret = parse_top(&ps);
+	/* Strings end up in run.json, which must be valid JSON, i.e. UTF-8. */
+	ret = pn_json_check_utf8(ps.root, ps.file, "$");
+	if (!ret)
+		ret = parse_top(&ps);
 	if (!ret)
 		ret = pn_cfg_expand(&ps, out);
 	parser_free(&ps);
