@@ -588,6 +588,45 @@ static void test_load_missing_file(void **state)
 	assert_int_equal(cs.n, 0);
 }
 
+/* The explicit workload's size goes up to 1P: "1P" loads, one byte more or
+ * "1025P" is out of range, 2^64 and beyond is too large. */
+static void test_size_up_to_1p(void **state)
+{
+	static const char *const tmpl = "{\"name\": \"x\", \"phases\": [{\"name\": \"p\", "
+					"\"workloads\": [{\"workload\": \"explicit\", \"params\": "
+					"{\"size\": \"%s\"}}]}]}";
+	struct pn_config_set cs;
+	const cJSON *v;
+	char json[512];
+
+	(void)state;
+	NEED_REGISTRY();
+	fmt(json, tmpl, "1P");
+	parse_ok(json, &cs);
+	v = cJSON_GetObjectItemCaseSensitive(cs.points[0].phases[0].wl[0].params, "size");
+	assert_true(cJSON_IsNumber(v));
+	assert_true(v->valuedouble == 1125899906842624.0);
+	pn_config_set_free(&cs);
+	fmt(json, tmpl, "1.5T");
+	parse_ok(json, &cs);
+	v = cJSON_GetObjectItemCaseSensitive(cs.points[0].phases[0].wl[0].params, "size");
+	assert_true(v->valuedouble == 1649267441664.0);
+	pn_config_set_free(&cs);
+	fmt(json, tmpl, "1125899906842625");
+	parse_err(json, "params.size: 1125899906842625 bytes is out of range [4096, "
+			"1125899906842624] bytes");
+	fmt(json, tmpl, "1025P");
+	parse_err(json, "params.size: \"1025P\" is out of range [4096, 1125899906842624] bytes");
+	fmt(json, tmpl, "2P");
+	parse_err(json, "params.size: 2251799813685248 bytes is out of range [4096, "
+			"1125899906842624] bytes");
+	fmt(json, tmpl, "18446744073709551616");
+	parse_err(json, "params.size: \"18446744073709551616\" is out of range [4096, "
+			"1125899906842624] bytes");
+	fmt(json, tmpl, "16384P");
+	parse_err(json, "params.size: \"16384P\" is out of range");
+}
+
 /* Strings end up in run.json: every key and string value must be valid
  * UTF-8, checked at load with the JSON path and the offset of the bad byte. */
 static void test_utf8(void **state)
@@ -802,6 +841,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_structure_errors),
 		cmocka_unit_test(test_json_errors_line_col),
 		cmocka_unit_test(test_load_missing_file),
+		cmocka_unit_test(test_size_up_to_1p),
 		cmocka_unit_test(test_utf8),
 		cmocka_unit_test(test_utf8_check),
 		cmocka_unit_test(test_bad_configs),
