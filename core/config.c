@@ -492,6 +492,11 @@ void pn_config_set_free(struct pn_config_set *s)
 				wl_free(&c->phases[i].wl[j]);
 			free(c->phases[i].wl);
 			free(c->phases[i].name);
+			for (size_t k = 0; k < c->phases[i].nknobs; k++) {
+				free(c->phases[i].knobs[k].key);
+				free(c->phases[i].knobs[k].value);
+			}
+			free(c->phases[i].knobs);
 		}
 		free(c->phases);
 		for (size_t i = 0; c->background && i < c->nbackground; i++)

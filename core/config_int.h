@@ -41,6 +41,9 @@ struct raw_ent {
 	const cJSON *params;  /* raw, may be NULL */
 	char jpath[128];      /* of the entry: "$.phases[0].workloads[1]" */
 	uint64_t interval_ms; /* collectors only */
+	/* workloads only: "expect", "timeout", "cgroup" */
+	const char *expect;
+	uint64_t timeout_ms, memory_max, memory_high;
 	size_t axis0, naxis;  /* its matrix axes: ps->axes[axis0 .. axis0 + naxis) */
 };
 
@@ -48,6 +51,7 @@ struct raw_phase {
 	const char *name;
 	size_t nwl;
 	struct raw_ent *wl;
+	const cJSON *knobs; /* "knobs" object, checked; may be NULL */
 };
 
 struct parser {

@@ -178,7 +178,37 @@ static int build_wl(const struct parser *ps, const struct raw_ent *r, const int 
 {
 	w->ops = r->ops;
 	w->jpath = pn_strdup(r->jpath);
+	w->expect = r->expect;
+	w->timeout_ms = r->timeout_ms;
+	w->memory_max = r->memory_max;
+	w->memory_high = r->memory_high;
 	return resolve_ent(ps, r, idx, &w->params);
+}
+
+/* A knob value as the text written to its file. */
+static char *knob_text(const cJSON *v)
+{
+	char buf[64];
+
+	if (cJSON_IsString(v))
+		return pn_strdup(v->valuestring);
+	if (cJSON_IsBool(v))
+		return pn_strdup(cJSON_IsTrue(v) ? "1" : "0");
+	snprintf(buf, sizeof(buf), "%lld", (long long)v->valuedouble);
+	return pn_strdup(buf);
+}
+
+static void build_knobs(const struct raw_phase *rp, struct pn_config_phase *ph)
+{
+	const cJSON *k;
+	size_t i = 0;
+
+	ph->nknobs = rp->knobs ? (size_t)cJSON_GetArraySize(rp->knobs) : 0;
+	ph->knobs = pn_xcalloc(ph->nknobs + 1, sizeof(*ph->knobs));
+	for (k = rp->knobs ? rp->knobs->child : NULL; k; k = k->next, i++) {
+		ph->knobs[i].key = pn_strdup(k->string);
+		ph->knobs[i].value = knob_text(k);
+	}
 }
 
 static cJSON *wl_json(const struct pn_config_wl *w)
@@ -187,6 +217,18 @@ static cJSON *wl_json(const struct pn_config_wl *w)
 
 	cJSON_AddStringToObject(o, "workload", w->ops->name);
 	cJSON_AddItemToObject(o, "params", cJSON_Duplicate(w->params, 1));
+	if (w->expect)
+		cJSON_AddStringToObject(o, "expect", w->expect);
+	if (w->timeout_ms)
+		cJSON_AddNumberToObject(o, "timeout", (double)w->timeout_ms);
+	if (w->memory_max || w->memory_high) {
+		cJSON *cg = cJSON_AddObjectToObject(o, "cgroup");
+
+		if (w->memory_max)
+			cJSON_AddNumberToObject(cg, "memory.max", (double)w->memory_max);
+		if (w->memory_high)
+			cJSON_AddNumberToObject(cg, "memory.high", (double)w->memory_high);
+	}
 	return o;
 }
 
@@ -221,6 +263,13 @@ static cJSON *resolved_json(const struct pn_config *c)
 		cJSON *p = cJSON_CreateObject(), *wa;
 
 		cJSON_AddStringToObject(p, "name", c->phases[i].name);
+		if (c->phases[i].nknobs) {
+			cJSON *kj = cJSON_AddObjectToObject(p, "knobs");
+
+			for (size_t k = 0; k < c->phases[i].nknobs; k++)
+				cJSON_AddStringToObject(kj, c->phases[i].knobs[k].key,
+							c->phases[i].knobs[k].value);
+		}
 		wa = cJSON_AddArrayToObject(p, "workloads");
 		for (size_t j = 0; j < c->phases[i].nwl; j++)
 			cJSON_AddItemToArray(wa, wl_json(&c->phases[i].wl[j]));
@@ -264,6 +313,7 @@ static int build_point(const struct parser *ps, const int *idx, struct pn_config
 		struct pn_config_phase *ph = &c->phases[i];
 
 		ph->name = pn_strdup(ps->phases[i].name);
+		build_knobs(&ps->phases[i], ph);
 		ph->nwl = ps->phases[i].nwl;
 		ph->wl = pn_xcalloc(ph->nwl ? ph->nwl : 1, sizeof(*ph->wl));
 		for (size_t j = 0; j < ph->nwl && !ret; j++)

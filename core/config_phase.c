@@ -15,7 +15,95 @@
 
 #include "config.h"
 #include "config_int.h"
+#include "knob.h"
 #include "params.h"
+
+static const char *const expect_names[] = {
+	"ok", "error", "signal", "oom_kill", "timeout", "killed", "any", NULL,
+};
+
+static int get_size(const struct parser *ps, const cJSON *v, const char *jpath, uint64_t *out)
+{
+	char q[64];
+
+	if (cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= PN_MAX_EXACT &&
+	    v->valuedouble == (double)(uint64_t)v->valuedouble) {
+		*out = (uint64_t)v->valuedouble;
+		return 0;
+	}
+	if (cJSON_IsString(v) && !pn_parse_size(v->valuestring, out))
+		return 0;
+	return pn_cfg_perr(ps, jpath, "%s is not a size (e.g. \"256M\" or a number of bytes)",
+			   cJSON_IsString(v) ? pn_cfg_clean(v->valuestring, q, sizeof(q))
+					     : pn_json_type_name(v));
+}
+
+/* "expect", "timeout" and "cgroup" of a workload entry. */
+static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
+{
+	static const char *const cg_keys[] = { "memory.max", "memory.high", NULL };
+	const cJSON *x;
+	char path[192], q[64];
+	int ret = 0;
+
+	if ((x = pn_cfg_field(v, "expect"))) {
+		snprintf(path, sizeof(path), "%s.expect", e->jpath);
+		for (size_t i = 0; cJSON_IsString(x) && expect_names[i]; i++)
+			if (!strcmp(x->valuestring, expect_names[i]))
+				e->expect = expect_names[i];
+		if (!e->expect)
+			return pn_cfg_perr(ps, path,
+					   "%s is not one of ok, error, signal, oom_kill, timeout, "
+					   "killed, any",
+					   cJSON_IsString(x) ? pn_cfg_clean(x->valuestring, q, sizeof(q))
+							     : pn_json_type_name(x));
+	}
+	if ((x = pn_cfg_field(v, "timeout"))) {
+		snprintf(path, sizeof(path), "%s.timeout", e->jpath);
+		ret = pn_cfg_get_duration(ps, x, path, &e->timeout_ms);
+		if (ret)
+			return ret;
+	}
+	if ((x = pn_cfg_field(v, "cgroup"))) {
+		snprintf(path, sizeof(path), "%s.cgroup", e->jpath);
+		ret = pn_cfg_get_object(ps, x, path);
+		if (!ret)
+			ret = pn_cfg_check_keys(ps, x, path, cg_keys);
+		if (!ret && pn_cfg_field(x, "memory.max")) {
+			snprintf(path, sizeof(path), "%s.cgroup[\"memory.max\"]", e->jpath);
+			ret = get_size(ps, pn_cfg_field(x, "memory.max"), path, &e->memory_max);
+		}
+		if (!ret && pn_cfg_field(x, "memory.high")) {
+			snprintf(path, sizeof(path), "%s.cgroup[\"memory.high\"]", e->jpath);
+			ret = get_size(ps, pn_cfg_field(x, "memory.high"), path, &e->memory_high);
+		}
+	}
+	return ret;
+}
+
+/* A phase's "knobs": {"kernel.numa_balancing": 1, "thp.enabled": "never"}. */
+static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpath)
+{
+	char path[192], why[256], p[PATH_MAX];
+	const cJSON *k;
+	int ret = pn_cfg_get_object(ps, v, jpath);
+
+	if (ret)
+		return ret;
+	for (k = v->child; k; k = k->next) {
+		snprintf(path, sizeof(path), "%s[\"%.64s\"]", jpath, k->string);
+		if (pn_knob_path(k->string, p, sizeof(p), why, sizeof(why)))
+			return pn_cfg_perr(ps, path, "%s", why);
+		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
+		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))
+			return pn_cfg_perr(ps, path, "must be a string, an integer or a bool, not %s",
+					   pn_json_type_name(k));
+		for (const cJSON *j = v->child; j != k; j = j->next)
+			if (!strcmp(j->string, k->string))
+				return pn_cfg_perr(ps, path, "set twice");
+	}
+	return 0;
+}
 
 static void list_workloads(char *buf, size_t len)
 {
@@ -43,7 +131,8 @@ static void list_collectors(char *buf, size_t len)
 
 static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 {
-	static const char *const keys[] = { "workload", "params", NULL };
+	static const char *const keys[] = { "workload", "params", "expect", "timeout", "cgroup",
+					    NULL };
 	const struct pn_workload *w;
 	const cJSON *name;
 	char path[160], list[512], q[96];
@@ -69,6 +158,9 @@ static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	e->ops = w;
 	e->opts = w->opts;
 	e->params = pn_cfg_field(v, "params");
+	ret = parse_wl_extras(ps, v, e);
+	if (ret)
+		return ret;
 	snprintf(path, sizeof(path), "%s.params", e->jpath);
 	return pn_cfg_check_params(ps, e, path);
 }
@@ -99,7 +191,7 @@ int pn_cfg_parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath, s
 
 int pn_cfg_parse_phases(struct parser *ps, const cJSON *v)
 {
-	static const char *const keys[] = { "name", "workloads", NULL };
+	static const char *const keys[] = { "name", "workloads", "knobs", NULL };
 	size_t i = 0;
 	int ret;
 
@@ -140,6 +232,10 @@ int pn_cfg_parse_phases(struct parser *ps, const cJSON *v)
 		ret = pn_cfg_parse_wl_list(ps, pn_cfg_field(p, "workloads"), sub, &ph->wl,
 					   &ph->nwl);
 		if (ret)
+			return ret;
+		ph->knobs = pn_cfg_field(p, "knobs");
+		snprintf(sub, sizeof(sub), "%s.knobs", path);
+		if (ph->knobs && (ret = check_knobs(ps, ph->knobs, sub)))
 			return ret;
 	}
 	return 0;

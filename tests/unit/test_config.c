@@ -531,7 +531,7 @@ static void test_structure_errors(void **state)
 	parse_err(
 		"{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
 		"\"explicit\", \"param\": {}}]}]}",
-		"$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params)");
+		"$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params, expect, timeout, cgroup)");
 	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
 		  "\"explicit\", \"params\": [1]}]}]}",
 		  "$.phases[0].workloads[0].params: params must be an object, not an array");
