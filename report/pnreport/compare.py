@@ -182,7 +182,8 @@ def compare(runs, cfg):
         entry["vs"] = []
         for oi, o in enumerate(others):
             if k not in o or k not in base:
-                entry["vs"].append({"status": "missing", "run": oi + 1})
+                entry["vs"].append({"status": "missing", "run": oi + 1,
+                                    "only_in": "baseline" if k in base else "this run"})
                 continue
             j = judge(cfg, meta, a, o[k]["values"], cfg["seed"] + ki)
             j["run"] = oi + 1
@@ -243,7 +244,10 @@ def render_text(res, show_all=False):
             b = r["baseline"]
             ca = f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"
             if v["status"] == "missing":
-                lines.append((mid(r), ca, "missing", "", "", "", ""))
+                if k_only := v.get("only_in"):
+                    ca = ca if k_only == "baseline" else "(not in A)"
+                lines.append((mid(r), ca, "(not in " + L + ")" if v.get("only_in") == "baseline" else
+                              "only here", "", "", "", ""))
                 continue
             cb = f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})"
             d = f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–"
@@ -321,7 +325,8 @@ def render_html(res):
                f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)}", b["n"]]
         for v in r["vs"]:
             if v["status"] == "missing":
-                row += ["missing", "", "", "", "", "", ""]
+                row += ["not in this run" if v.get("only_in") == "baseline" else "only in this run",
+                        "", "", "", "", "", ""]
                 continue
             thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
                    "any increase" if r["kind"] == "isolation" else "")

@@ -43,6 +43,12 @@ PROBES = ["pcp_refill", "slab_new_node", "thp_khugepaged", "ksm_merge", "numa_ba
           "compaction_target", "demotion_target", "hugetlb_spread"]
 
 
+def _coltype(t, i):
+    v = t["rows"][0][i] if t["rows"] else 0
+    return "string" if isinstance(v, str) else "bool" if isinstance(v, bool) else \
+        "int" if isinstance(v, int) else "number"
+
+
 def metric(name, unit, better, value, labels=None, aggregate="median"):
     return {"name": name, "labels": labels or {}, "unit": unit, "better": better,
             "aggregate": aggregate, "value": value}
@@ -66,13 +72,19 @@ class Gen:
     # ---- workloads of each phase ----
     def wl(self, name, role="foreground", params=None, metrics=(), tables=(), checks=(),
            placement=None, outcome_end="ok", notes=()):
-        out = {"end": outcome_end, "exit_code": 0 if outcome_end == "ok" else None,
-               "signal": None, "signal_name": None, "oom_kills": 0, "expected": "ok",
-               "as_expected": outcome_end == "ok", "detail": None}
+        out = {"end": outcome_end, "exit_code": 0 if outcome_end == "ok" else 1,
+               "signal": 0, "signal_name": None, "oom_kills": 0, "expected": "ok",
+               "as_expected": outcome_end == "ok", "detail": ""}
+        placement = placement or {"verified": False, "explicit_pages": 0, "intended_pages": 0,
+                                  "misplaced_pages": 0, "unverified_pages": 0, "per_node": {}}
+        checks = [dict(c, expected=str(c["expected"]), observed=str(c["observed"])) for c in checks]
+        tables = [dict(t, columns=[{"name": c["name"], "unit": c["unit"] or "",
+                                    "type": c.get("type") or _coltype(t, i)}
+                                   for i, c in enumerate(t["columns"])]) for t in tables]
         return {"workload": name, "role": role, "params": params or {}, "status": "ok",
                 "reason": None, "outcome": out, "duration_ns": 0,
-                "cgroup": None, "metrics": list(metrics), "tables": list(tables),
-                "checks": list(checks), "placement": placement, "notes": list(notes)}
+                "cgroup": None, "metrics": list(metrics), "tables": tables,
+                "checks": checks, "notes": list(notes), "placement": placement}
 
     def phase_workloads(self, phase):
         r = self.rng
@@ -278,26 +290,46 @@ class Gen:
                     gk = gen.get(n, {k: 0 for k in KINDS})
                     total = sum(gk.values())
                     expl = (explicit_bytes.get(n, 0) // PAGE) if n in (1, 2) else 0
-                    gp = dict(gk, total=total, moment="peak" if total else "end",
+                    gp = dict(gk, total=total, net_pages=total, moment="peak" if total else "end",
                               t_ns=t1 - INTERVAL_NS)
                     attrib = []
                     if total:
                         attrib = [{"source": "cgroup", "workload": "memhog" if name == "pressure" else "probes",
+                                   "role": "background" if name == "pressure" else "foreground",
                                    "pages": total - (total // 8)},
-                                  {"source": "outside", "workload": None, "pages": total // 8}]
-                    nodes[str(n)] = {"role": role, "used_growth_pages": expl + total,
-                                     "explained_pages": expl, "general_pages": gp,
-                                     "attribution": attrib,
-                                     "sources": {"growth": "meminfo-pcp-corrected",
-                                                 "explained": "move_pages"},
-                                     "disagreements": [], "before": {}, "after": {}}
+                                  {"source": "outside", "workload": None, "role": None, "pages": total // 8}]
+                    tot_p = MEM_TOTAL[n] // PAGE
+                    used0 = sum(base[n].values()) // PAGE
+                    k0 = {"anon": base[n]["anon"] // PAGE, "file": base[n]["file"] // PAGE,
+                          "slab": base[n]["slab"] // PAGE, "kernel_stack": base[n]["ks"] // PAGE,
+                          "page_tables": base[n]["pt"] // PAGE, "hugetlb": 0, "other": base[n]["other"] // PAGE}
+                    grow = dict(gk)
+                    grow["anon"] += expl
+                    k1 = {k: k0[k] + grow[k] for k in k0}
+
+                    def read(kinds, used):
+                        return {"kinds": kinds, "total_pages": tot_p, "used_pages": used, "pcp_pages": 512,
+                                "numa_hit": 1000000, "numa_miss": 0, "numa_foreign": 0}
+                    nodes[str(n)] = {"role": role, "before": read(k0, used0),
+                                     "after": read(k1, used0 + expl + total),
+                                     "used_growth_pages": expl + total, "growth_pages": grow,
+                                     "explained_pages": expl, "samples": nsamp, "general_pages": gp,
+                                     "general_end": dict(gp, moment="end"), "general_peak": dict(gp, moment="peak"),
+                                     "numa_hit_delta": 100, "numa_miss_delta": 0, "numa_foreign_delta": 0,
+                                     "private_fallback_delta": 0,
+                                     "sources": {"growth": "nodeN/meminfo - zoneinfo pcp, stat_refresh folded",
+                                                 "explained": "move_pages census of foreground workloads",
+                                                 "attribution": "memory.numa_stat of each workload's cgroup"},
+                                     "attribution": attrib, "disagreements": []}
                     if role == "private":
                         verdict_max[n] = max(verdict_max[n], total)
                 events = {"perf": {"nodes": {str(n): {"explicit_pages": (explicit_bytes.get(n, 0) // PAGE),
                                                       "general_pages": sum(gen[n].values()),
                                                       "general_alloc_pages": sum(gen[n].values()),
-                                                      "general_freed_pages": 0, "lost_events": 0,
+                                                      "general_freed_pages": 0,
+                                                      "net_pages": sum(gen[n].values()), "lost_events": 0,
                                                       "inconclusive": False} for n in (1, 2)},
+                                   "events": 1000 + sum(sum(g.values()) for g in gen.values()),
                                    "lost_events": 0, "details": {}}}
                 for w in wls:
                     w["duration_ns"] = t1 - t0 - 1000
@@ -306,12 +338,14 @@ class Gen:
                         if c["pass"]:
                             npass += 1
                         else:
-                            failures.append({"phase": name, "workload": w["workload"], "name": c["name"],
+                            failures.append({"point": 0, "iteration": it, "phase": name,
+                                             "workload": w["workload"], "name": c["name"],
                                              "expected": c["expected"], "observed": c["observed"]})
                 phases.append({"name": name, "t0_ns": t0, "t1_ns": t1, "duration_ns": t1 - t0,
                                "knobs": ([{"key": "weighted_interleave.node1", "path":
                                            "/sys/kernel/mm/mempolicy/weighted_interleave/node1",
-                                           "old": "1", "new": "3", "restored": True}]
+                                           "old": "1", "new": "3", "changed": True, "restored": True,
+                                           "error": None}]
                                          if name == "interleave" else []),
                                "workloads": wls, "nodes": nodes, "events": events})
                 t += INTERVAL_NS * 3
@@ -334,7 +368,7 @@ class Gen:
             "result": result, "thresholds": thresholds, "nodes": vnodes,
             "checks": {"total": nchecks, "passed": npass, "failed": nchecks - npass,
                        "failures": failures},
-            "misplaced_pages": 0, "reasons": reasons}
+            "misplaced_pages": 0, "reasons": reasons, "exit_code": {"pass": 0, "fail": 1}.get(result, 5)}
 
     @staticmethod
     def summarize(iters):
@@ -358,7 +392,8 @@ class Gen:
             out.append({"phase": phase, "workload_index": wi, "workload": wl, "name": name,
                         "labels": m["labels"], "unit": m["unit"], "better": m["better"],
                         "aggregate": m["aggregate"], "n": n, "values": m["values"],
-                        "median": med, "mean": mean, "stddev": sd, "min": v[0], "max": v[-1]})
+                        "median": med, "mean": mean, "stddev": sd, "min": v[0], "max": v[-1],
+                        "value": med})
         return {"metrics": out}
 
 
@@ -396,7 +431,9 @@ def write_run(out, kernel="private", seed=1, iterations=5, shift=0.0, noise=1.5,
         "kernel": {"release": RELEASE[kernel], "version": "#1 SMP PREEMPT_DYNAMIC",
                    "cmdline": "console=ttyS0 memhp_default_state=offline movable_node",
                    "kconfig_sha256": hashlib.sha256(kernel.encode()).hexdigest(),
-                   "series": series,
+                   "kconfig_source": "/boot/config-" + RELEASE[kernel],
+                   "series": dict(series or {"id": None, "mode": None},
+                                  private_nodes_supported=kernel != "stock"),
                    "sysctls": {"kernel.numa_balancing": "0", "vm.zone_reclaim_mode": "0",
                                "mm.transparent_hugepage.enabled": "always [madvise] never"}},
         "config": {"file": "configs/scenarios.json", "name": "scenarios", "sha256": cfg_sha,
@@ -413,12 +450,13 @@ def write_run(out, kernel="private", seed=1, iterations=5, shift=0.0, noise=1.5,
                               "1": {"access0": {"read_latency_ns": 250, "read_bandwidth_mbps": 7600}},
                               "2": {"access0": {"read_latency_ns": 260, "read_bandwidth_mbps": 7600}}}},
         "topology_xml": "topology.xml",
-        "accounting": {"counters_refreshed": True, "cgroup": {"version": 2, "reason": None}},
-        "collectors": [{"collector": "nodestat", "kind": "sampler", "status": "ok",
-                        "interval_ms": INTERVAL_NS // 1_000_000, "file": "nodestat.csv",
-                        "rows": len(csv_rows) - (1 if incomplete else 0), "columns": len(header) - 3},
-                       {"collector": "perf", "kind": "event", "status": "ok", "interval_ms": None,
-                        "file": None, "rows": None, "columns": None}],
+        "accounting": {"counters_refreshed": True, "pcp_corrected": True,
+                       "cgroup": {"version": 2, "reason": ""}},
+        "collectors": [{"collector": "nodestat", "interval_ms": INTERVAL_NS // 1_000_000, "params": {},
+                        "kind": "sampler", "status": "ok", "file": "nodestat.csv",
+                        "columns": len(header) - 3, "rows": len(csv_rows) - (1 if incomplete else 0)},
+                       {"collector": "perf", "interval_ms": 0, "params": {}, "kind": "event", "status": "ok",
+                        "file": None, "columns": 0, "rows": 0}],
         "points": [{"index": 0, "matrix": None, "config": {"name": "scenarios"},
                     "iterations": iters, "summary": summary}],
         "verdict": verdict,

@@ -481,6 +481,9 @@ class Browser(Case):
 
 
 class Goldens(Case):
+    """The suite's own results: the checked-in goldens (run.json only) and, when
+    build/pnbench is there, a real run of configs/smoke.json on this machine."""
+
     def schema_v2(self):
         with open(os.path.join(ROOT, "results", "schema", "run.schema.json")) as fh:
             return json.load(fh).get("properties", {}).get("schema_version", {}).get("const") == 2
@@ -488,31 +491,66 @@ class Goldens(Case):
     def test_fixtures_validate_against_the_schema(self):
         if not self.schema_v2():
             self.skipTest("results/schema/run.schema.json is not schema_version 2 yet (core v2 not merged)")
-        for name in ("private", "stock", "base"):
-            p = subprocess.run([PY, os.path.join(ROOT, "results", "schema", "validate.py"), f"{T}/{name}"],
-                               capture_output=True, text=True)
-            self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        dirs = [f"{T}/{n}" for n in ("private", "stock", "incomplete", "base", "regressed", "two")]
+        dirs += [os.path.join(f"{T}/demo", d) for d in sorted(os.listdir(f"{T}/demo"))
+                 if os.path.isdir(os.path.join(f"{T}/demo", d))]
+        p = subprocess.run([PY, os.path.join(ROOT, "results", "schema", "validate.py"), *dirs],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stdout[-3000:] + p.stderr[-2000:])
 
-    def test_suite_goldens_render(self):
+    def goldens(self):
         gold = os.path.join(ROOT, "tests", "golden")
-        runs = []
-        for root, _, files in os.walk(gold):
-            for f in files:
-                if f.endswith(".json"):
-                    try:
-                        with open(os.path.join(root, f)) as fh:
-                            if json.load(fh).get("schema_version") == 2:
-                                runs.append(os.path.join(root, f))
-                    except (OSError, ValueError, AttributeError):
-                        pass
-        if not runs:
+        out = []
+        for f in sorted(os.listdir(gold)):
+            if f.endswith(".json"):
+                with open(os.path.join(gold, f)) as fh:
+                    doc = json.load(fh)
+                if isinstance(doc, dict) and doc.get("schema_version") == 2:
+                    d = os.path.join(T, "golden-" + f[:-5])
+                    os.makedirs(d, exist_ok=True)
+                    shutil.copy(os.path.join(gold, f), os.path.join(d, "run.json"))
+                    out.append((d, doc))
+        if not out:
             self.skipTest("no schema_version 2 golden in tests/golden yet (core v2 not merged)")
-        for g in runs:
-            d = tempfile.mkdtemp(dir=T)
-            shutil.copy(g, os.path.join(d, "run.json"))
-            out = os.path.join(d, "report.html")
-            pnreport("run", d, "-o", out)
+        return out
+
+    def test_suite_goldens(self):
+        """run.json alone: summary and compare work; `run` renders what needs no CSV and
+        refuses (exit 2, naming the CSV) a complete run whose series are missing."""
+        gs = self.goldens()
+        for d, doc in gs:
             pnreport("summary", d)
+            csvs = [c["file"] for c in doc["collectors"] if c.get("status") == "ok" and c.get("file")]
+            if csvs and doc["status"]["state"] == "complete":
+                p = pnreport("run", d, "-o", f"{d}/report.html", ok=(2,))
+                self.assertRegex(p.stderr, r"\.csv: missing \(named by \$\.collectors")
+            else:
+                pnreport("run", d, "-o", f"{d}/report.html")
+                with open(f"{d}/report.html", encoding="utf-8") as fh:
+                    h = fh.read()
+                if doc["status"]["state"] != "complete":
+                    self.has(h, "INCOMPLETE RUN")
+        complete = [d for d, doc in gs if doc["status"]["state"] == "complete"]
+        if len(complete) >= 2:
+            p = pnreport("compare", complete[0], complete[1], "--format", "json")
+            json.loads(p.stdout)
+        p = pnreport("dashboard", *[d for d, _ in gs], "--db", f"{T}/golden.sqlite", "-o", f"{T}/golden-dash")
+        self.assertIn(f"{len(gs)} run(s) added", p.stdout)
+
+    def test_real_run_of_this_machine(self):
+        pn = os.environ.get("PNBENCH_BIN") or os.path.join(ROOT, "build", "pnbench")
+        if not os.access(pn, os.X_OK):
+            self.skipTest(f"{pn} not built")
+        d = f"{T}/real-smoke"
+        shutil.rmtree(d, ignore_errors=True)
+        p = subprocess.run([pn, "run", os.path.join(ROOT, "configs", "smoke.json"), "-o", d, "-q"],
+                           capture_output=True, text=True, cwd=ROOT, timeout=300)
+        if not os.path.exists(os.path.join(d, "run.json")):
+            self.skipTest(f"pnbench run made no results here (exit {p.returncode}): {p.stderr.strip()[-200:]}")
+        pnreport("run", d, "-o", f"{d}/report.html")
+        doc, _ = check_page(self, f"{d}/report.html", ("nodes",))
+        self.has(doc, "Verdict:")
+        pnreport("summary", d)
 
 
 # ------------------------------------------------------------------ TAP
