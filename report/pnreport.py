@@ -9,8 +9,8 @@ usage:
   pnreport.py compare A B [C...]         A/B statistics and a regression gate
   pnreport.py dashboard RESULTS...       SQLite index, history pages, CSV export
   pnreport.py demo DEMO_DIR              the truth table of make demo
-  (the last four, and summary of a schema_version 2 run: report/pnreport/, see
-   pnreport.py run -h etc.)
+  (the last four, and summary/plot of a schema_version 2 run: report/pnreport/,
+   see pnreport.py run -h etc.)
 
 Reads run.json and the collector CSVs exactly as results/schema describes them;
 refuses (exit 2) a run.json whose schema_version it does not know.
@@ -147,7 +147,7 @@ def _wants_package(argv):
         return False
     if argv[1] in PACKAGE_COMMANDS:
         return True
-    if argv[1] == "summary" and len(argv) > 2:
+    if argv[1] in ("summary", "plot") and len(argv) > 2:
         try:
             with open(os.path.join(argv[2], "run.json")) as fh:
                 return json.load(fh).get("schema_version") != 1

@@ -65,6 +65,22 @@ def cmd_dashboard(a):
     return dashboard.main(a)
 
 
+def cmd_plot(a):
+    """The per-node memory figure alone, as a PNG (default DIR/nodes.png)."""
+    from . import plots, run_report
+    run = load_run(a.dir)
+    header, rows = run.read_series("nodestat")
+    if header is None or not rows:
+        raise InputError(f"{run.dir}: no nodestat samples (the run had no nodestat collector)")
+    _, concl = run_report.isolation_model(run)
+    fig = plots.nodes_over_time(run, header, rows, concl)
+    out = a.output or os.path.join(run.dir, "nodes.png")
+    with open(out, "wb") as fh:
+        fh.write(fig.png)
+    print(out)
+    return 0
+
+
 def cmd_summary(a):
     from . import summary
     return summary.main(a)
@@ -101,6 +117,10 @@ def parser():
     b.add_argument("--csv", help="export every metric sample to this CSV file")
     b.add_argument("--config", help="compare config for the regression marks")
     b.set_defaults(fn=cmd_dashboard)
+    pl = sub.add_parser("plot", help="memory per node over time as a PNG")
+    pl.add_argument("dir")
+    pl.add_argument("-o", "--output", help="PNG file (default DIR/nodes.png)")
+    pl.set_defaults(fn=cmd_plot)
     s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians")
     s.add_argument("dir")
     s.set_defaults(fn=cmd_summary)
