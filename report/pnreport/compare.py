@@ -209,7 +209,7 @@ def rows_judged(rows):
 
 def mid(r):
     ls = labels_str(r["labels"])
-    where = "/".join(str(x) for x in (r["phase"], r["workload"]) if x)
+    where = "/".join(str(x) for x in OrderedDict.fromkeys((r["phase"], r["workload"])) if x)
     pt = "" if r["point"] in ("#0", "*") else f"[{r['point']}] "
     return f"{pt}{where + ': ' if where else ''}{r['name']}{'{' + ls + '}' if ls else ''}"
 
@@ -312,42 +312,47 @@ def render_html(res):
                  f"of {len(items)} metrics")
         page.figure(plots.compare_deltas(items, title),
                     "Red: regression beyond threshold; green: improvement; grey: no significant change.")
-    hdr = ["metric", "unit", "A mean ± sd", "n"]
-    for i in range(1, len(runs)):
-        L = chr(ord("A") + i)
-        hdr += [f"{L} mean ± sd", "n", "% change", "p (Welch)", f"95 % CI {L}−A", "threshold", ""]
-    rows, classes = [], {}
-    for r in res["metrics"]:
-        allv = [r["baseline"]["mean"]] + [v.get("mean") for v in r["vs"]]
-        sc = units.scale_for(r["unit"], [x for x in allv if x is not None])
-        b = r["baseline"]
-        row = [mid(r), (sc[0] or "") + (f" ({r['better']} better)" if r["better"] else ""),
-               f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)}", b["n"]]
-        for v in r["vs"]:
-            if v["status"] == "missing":
-                row += ["not in this run" if v.get("only_in") == "baseline" else "only in this run",
-                        "", "", "", "", "", ""]
+    zero_iso = [r for r in res["metrics"] if r["kind"] == "isolation" and not (r["baseline"]["max"] or 0)
+                and all(not (v.get("max") or 0) for v in r["vs"] if v["status"] != "missing")]
+    for oi in range(1, len(runs)):
+        L = chr(ord("A") + oi)
+        page.h(2, f"{L} vs A: {runs[oi]['kernel']} against {runs[0]['kernel']}", f"vs-{L}")
+        hdr = ["metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p (Welch)", f"95 % CI {L}−A",
+               "mark (threshold)"]
+        rows, st = [], []
+        for r in res["metrics"]:
+            if any(r is z for z in zero_iso):
                 continue
-            thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
-                   "any increase" if r["kind"] == "isolation" else "")
-            row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)}", v["n"],
-                    f"{v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else "–",
-                    f"{v['p']:.3g}" if v.get("p") is not None else "–",
-                    f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]" if v["ci"][0] is not None else "–",
-                    thr, ("* " if v.get("significant") else "") + (MARK.get(v["status"]) or v["status"])]
-        classes[len(rows)] = [v["status"] for v in r["vs"]]
-        rows.append(row)
-
-    def cls(ri, c, val):
-        if c >= 4 and (c - 4) % 7 == 6:
-            st = classes[ri][(c - 4) // 7]
-            return {"regression": "fail", "improvement": "pass", "not enough samples": "warn"}.get(st)
-        return None
-    page.h(2, "Every metric", "metrics")
-    page.table(hdr, rows, num_cols=tuple(i for i in range(2, len(hdr)) if i != 1), cell_class=cls)
+            v = r["vs"][oi - 1]
+            sc = units.scale_for(r["unit"], [x for x in (r["baseline"]["mean"], v.get("mean")) if x is not None])
+            b = r["baseline"]
+            arrow = {"higher": " ↑", "lower": " ↓"}.get(r["better"], "")
+            row = [mid(r) + arrow, f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"]
+            if v["status"] == "missing":
+                row = [mid(r) + arrow, row[1] if v.get("only_in") == "baseline" else "–",
+                       "–" if v.get("only_in") == "baseline" else "only in this run", "", "", "", ""]
+            else:
+                thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
+                       "> 0" if r["kind"] == "isolation" else "")
+                row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})",
+                        f"{v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else "–",
+                        f"{v['p']:.2g}" if v.get("p") is not None else "–",
+                        f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]"
+                        if v["ci"][0] is not None else "–",
+                        (("* " if v.get("significant") else "") + (MARK.get(v["status"]) or "") +
+                         f" ({thr})").strip()]
+            rows.append(row)
+            st.append(v["status"])
+        page.table(hdr, rows, num_cols=(1, 2, 3, 4, 5),
+                   cell_class=lambda ri, c, val, st=st: {"regression": "fail", "improvement": "pass",
+                                                        "not enough samples": "warn"}.get(st[ri]) if c == 6 else None)
+    if zero_iso:
+        page.p(f"{len(zero_iso)} isolation metric(s) (general pages on a private node, per phase) are 0 in every "
+               "run and not listed.", "small")
     page.p("Significant (*): Welch's t-test p < %.2f and the %d %% bootstrap CI of the difference excludes 0. "
            "A regression is significant, in the worse direction and at least the metric's threshold "
-           "(raised for noisy metrics: baseline CV > %.1f %%). Isolation metrics are static: any increase above 0."
+           "(raised for noisy metrics: baseline CV > %.1f %%). Isolation metrics are static: any increase above 0. "
+           "↑/↓: higher/lower is better."
            % (res["config"]["alpha"], round(100 * res["config"]["confidence"]), res["config"]["noisy"]["cv_pct"]),
            "small")
     return page.render()

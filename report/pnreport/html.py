@@ -13,7 +13,7 @@ color:#1b1b1b;line-height:1.4;padding:0 16px}
 h1{font-size:1.5em;margin:.2em 0}h2{font-size:1.2em;margin-top:1.6em;border-bottom:1px solid #ccc}
 h3{font-size:1.05em}
 table{border-collapse:collapse;margin:.5em 0 1em 0;font-size:.9em}
-th,td{border:1px solid #d0d0d0;padding:3px 8px;text-align:left;vertical-align:top}
+th,td{border:1px solid #d0d0d0;padding:3px 6px;text-align:left;vertical-align:top}
 th{background:#f0f0f0}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .banner{padding:10px 14px;border-radius:4px;margin:10px 0;font-weight:bold}
 .pass{background:#e3f4e1;color:#185c18}.fail{background:#fbe3e1;color:#8a1c12}
@@ -23,6 +23,7 @@ figure{margin:1em 0}figcaption{font-size:.85em;color:#555}
 img{max-width:100%;height:auto;border:1px solid #eee}
 nav#figures{font-size:.85em;color:#555}code{font-size:.9em}
 .small{font-size:.85em;color:#555}
+div.wide{overflow-x:auto;max-width:100%}
 """
 
 
@@ -59,7 +60,7 @@ class Page:
     def table(self, headers, rows, num_cols=(), cell_class=None):
         """rows: lists of cell text; num_cols: indices right-aligned;
         cell_class(r, c, value) -> css class or None."""
-        out = ["<table>" + ("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers)
+        out = ['<div class="wide"><table>' + ("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers)
                             + "</tr></thead>" if headers else "") + "<tbody>"]
         for ri, r in enumerate(rows):
             cells = []
@@ -74,7 +75,7 @@ class Page:
                 ca = f' class="{" ".join(cls)}"' if cls else ""
                 cells.append(f"<td{ca}>{esc(v)}</td>")
             out.append("<tr>" + "".join(cells) + "</tr>")
-        out.append("</tbody></table>")
+        out.append("</tbody></table></div>")
         self.add("".join(out))
 
     def figure(self, fig, caption=None):

@@ -49,6 +49,12 @@ def _new(w, h, **kw):
     return plt.subplots(figsize=(w, h), dpi=DPI, layout="constrained", **kw)
 
 
+def _suptitle(fig, text, size=11):
+    """A left-aligned figure title wrapped to the figure's width."""
+    per_line = max(20, int(fig.get_figwidth() * 72 / (size * 0.58)))
+    fig.suptitle(textwrap.fill(text, per_line), fontsize=size, x=0.01, ha="left")
+
+
 def _title(ax, text, size=11):
     """A left-aligned axes title wrapped to the figure's width (never clipped)."""
     width_in = ax.figure.get_figwidth()
@@ -271,7 +277,7 @@ def isolation(run, by_phase, title):
                 l_.append(ll)
     if h:
         axes[0][-1].legend(h, l_, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
-    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    _suptitle(fig, title)
     return _render(fig, "isolation", "General pages on private nodes")
 
 
@@ -400,7 +406,7 @@ def latency_matrix(lat, bw, title):
               "YlOrRd" if kind == "lat" else "YlGnBu")
         ax.set_title(("idle latency" if kind == "lat" else "read bandwidth") + f" ({un})",
                      fontsize=10, loc="left")
-    fig.suptitle(title, fontsize=11, x=0.01, ha="left")
+    _suptitle(fig, title)
     return _render(fig, "latency-matrix", "Latency and bandwidth against HMAT")
 
 
@@ -445,7 +451,7 @@ def truth_table(scen, cells, grid, title):
     ax.set_yticks(np.arange(-0.5, len(scen)), minor=True)
     ax.grid(which="minor", color="white", lw=2)
     ax.tick_params(which="both", length=0)
-    _title(ax, title, 11)
+    _suptitle(fig, title)
     return _render(fig, "truth-table", "Demo truth table")
 
 
@@ -478,7 +484,7 @@ def compare_deltas(items, title):
     ax.set_yticks(ys, [i[0] for i in items], fontsize=7.5)
     ax.set_xlabel("change of the mean vs the baseline (%), bar: 95 % bootstrap CI")
     ax.grid(True, axis="x", alpha=0.3)
-    _title(ax, title, 11)
+    _suptitle(fig, title)
     return _render(fig, "compare", "Change per metric")
 
 
