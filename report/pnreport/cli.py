@@ -46,7 +46,7 @@ def cmd_run(a):
 
 def cmd_demo(a):
     from . import demo
-    page, ok = demo.build(a.dir)
+    page, ok = demo.build(a.dir, getattr(a, "cells", False))
     out = a.output or os.path.join(a.dir, "report.html")
     _write(out, page.render())
     if getattr(a, "png_dir", None):
@@ -99,6 +99,7 @@ def parser():
     d.add_argument("-o", "--output")
     d.add_argument("--png-dir")
     d.add_argument("--check", action="store_true", help="exit 1 when a cell is not as expected")
+    d.add_argument("--cells", action="store_true", help="also write each cell's run report and link it")
     d.set_defaults(fn=cmd_demo)
     c = sub.add_parser("compare", help="runs side by side (first = baseline), statistics, regression gate")
     c.add_argument("runs", nargs="+")

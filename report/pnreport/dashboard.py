@@ -2,10 +2,10 @@
 incrementally, and static HTML pages: every metric's history across runs and
 kernels with regressions marked; CSV export of every sample.
 
-A history point is judged against the previous complete run of the same
+A history point is judged against the last good complete run of the same
 series (config, point, phase, workload, metric, labels) with the compare
 rules (report/compare.json); incomplete runs are drawn, marked, never judged
-nor used as a baseline."""
+nor used as a baseline; a regressed run is not a baseline either."""
 import csv
 import datetime
 import hashlib
@@ -129,7 +129,9 @@ def series(db):
 
 
 def judge_series(cfg, key, pts):
-    """Mark each point: regression/improvement/... against the previous complete run."""
+    """Mark each point: regression/improvement/... against the last complete run that
+    was not itself a regression (so a regression stays marked until it is fixed, and
+    the run that fixes it is not an "improvement" over the regressed one)."""
     prev = None
     name, labels = key[5], key[6]
     lab = dict(kv.split("=", 1) for kv in labels.split(",")) if labels else {}
@@ -146,7 +148,8 @@ def judge_series(cfg, key, pts):
             p["delta_pct"] = j.get("delta_pct")
             p["p"] = j.get("p")
             p["baseline_run"] = prev["run_id"]
-        prev = p
+        if p["status"] != "regression":
+            prev = p
     return pts
 
 
@@ -188,7 +191,7 @@ def write_pages(db, out, cfg):
         t = (f"{title_of(key)}: {len(regs)} regression(s) over {len(pts)} runs" if regs else
              f"{title_of(key)}: no regression over {len(pts)} runs")
         page.figure(plots.history(title_of(key), xs, unit, better, t[:110]),
-                    "Mean ± stddev per run; circled: regression against the previous complete run; "
+                    "Mean ± stddev per run; circled: regression against the last good complete run; "
                     "×: incomplete run (not judged).")
         sc = units.scale_for(unit, [p["mean"] for p in pts if p["mean"] is not None])
         page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs previous", "p", "mark", "run"],

@@ -18,7 +18,9 @@ SCENARIOS = OrderedDict([
 ])
 
 
-def build(path):
+def build(path, cell_reports=False):
+    """(Page, every cell as expected).  cell_reports: also write each cell's run
+    report (DIR/<run>/report.html) and link it."""
     base, doc = load_demo(path)
     cells = doc["cells"]
     scen = list(SCENARIOS)
@@ -60,18 +62,29 @@ def build(path):
         body.append(f"<tr><td>{esc(SCENARIOS.get(s, s))}</td>{''.join(tds)}</tr>")
     page.add(f"<table><thead>{hdr}</thead><tbody>{''.join(body)}</tbody></table>")
     page.h(2, "Cells", "cells")
-    rows = []
+    from . import run_report
+    trs = []
     for c in cells:
         rel = c.get("run")
         state = verdict = kernel = "–"
+        link = None
         if rel:
             try:
                 run = load_run(os.path.join(base, rel))
                 state, verdict, kernel = run.state, run.doc["verdict"].get("result"), run.kernel_label
+                rep = os.path.join(base, rel, "report.html")
+                if cell_reports:
+                    with open(rep, "w", encoding="utf-8") as fh:
+                        fh.write(run_report.build(run).render())
+                if os.path.exists(rep):
+                    link = f"{rel}/report.html"
             except InputError as e:
                 state = f"unreadable: {e}"
-        rows.append([c["kernel"], c["topology"], kernel, rel or "–", state, verdict])
-    page.table(["kernel", "topology", "release", "run", "state", "verdict"], rows,
-               cell_class=lambda r, col, v: ("warn" if col == 4 and v != "complete" else None))
-    page.p("Per-cell reports: pnreport run DIR/<run>.", "small")
+        runcell = f'<a href="{esc(link)}">{esc(rel)}</a>' if link else esc(rel or "–")
+        scls = "" if state == "complete" else ' class="warn"'
+        trs.append(f"<tr><td>{esc(c['kernel'])}</td><td>{esc(c['topology'])}</td><td>{esc(kernel)}</td>"
+                   f"<td>{runcell}</td><td{scls}>{esc(state)}</td><td>{esc(verdict)}</td></tr>")
+    page.add("<table><thead><tr><th>kernel</th><th>topology</th><th>release</th><th>run</th><th>state</th>"
+             "<th>verdict</th></tr></thead><tbody>" + "".join(trs) + "</tbody></table>")
+    page.p("Each cell's own report: pnreport run DIR/<run> (or pnreport demo --cells to write them all).", "small")
     return page, not off

@@ -442,9 +442,15 @@ class Demo(Case):
         for k in ("stock", "isolate", "private"):
             self.has(doc, f"<th>{k}<br>")
         self.has(doc, "background pressure: general pages on device nodes")
-        # `run` on a demo directory renders the same page
+        # `run` on a demo directory renders the same page; --cells links each cell's report
         pnreport("run", f"{T}/demo", "-o", f"{T}/demo2.html")
         check_page(self, f"{T}/demo2.html", ("truth-table",))
+        pnreport("demo", f"{T}/demo", "--cells", "-o", f"{T}/demo/report.html")
+        with open(f"{T}/demo/report.html", encoding="utf-8") as fh:
+            links = re.findall(r'href="([^"#]+/report\.html)"', fh.read())
+        self.assertEqual(len(links), 6)
+        for link in links:
+            check_page(self, os.path.join(f"{T}/demo", link), ("nodes", "isolation"))
         del p
 
 
