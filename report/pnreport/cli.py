@@ -116,6 +116,7 @@ def parser():
     b.add_argument("--db", default="results/index.sqlite", help="SQLite index (created; appended to)")
     b.add_argument("-o", "--output", default="results/dashboard", help="directory of the HTML pages")
     b.add_argument("--csv", help="export every metric sample to this CSV file")
+    b.add_argument("--sql", help="also write every row as portable INSERTs (psql -f report/index.sql -f FILE)")
     b.add_argument("--config", help="compare config for the regression marks")
     b.set_defaults(fn=cmd_dashboard)
     pl = sub.add_parser("plot", help="memory per node over time as a PNG")

@@ -257,6 +257,35 @@ def export_csv(db, path):
     return n
 
 
+TABLES = ("index_meta", "runs", "metrics", "samples", "node_verdicts")   # foreign keys in this order
+
+
+def _sql_literal(v):
+    if v is None:
+        return "NULL"
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return repr(v) if isinstance(v, int) or v == v and abs(v) != float("inf") else "NULL"
+    return "'" + str(v).replace("'", "''") + "'"
+
+
+def export_sql(db, path):
+    """Every row as portable INSERT ... ON CONFLICT DO NOTHING statements: with
+    report/index.sql, `psql -f report/index.sql -f FILE` loads the index into
+    PostgreSQL (feeding it twice adds nothing, as with SQLite)."""
+    n = 0
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write("-- pnbench results index rows (report/index.sql, index version %s)\nBEGIN;\n" % INDEX_VERSION)
+        for t in TABLES:
+            cur = db.execute(f"SELECT * FROM {t}")
+            cols = [d[0] for d in cur.description]
+            for row in cur:
+                fh.write(f"INSERT INTO {t} ({', '.join(cols)}) VALUES ("
+                         + ", ".join(_sql_literal(v) for v in row) + ") ON CONFLICT DO NOTHING;\n")
+                n += 1
+        fh.write("COMMIT;\n")
+    return n
+
+
 def main(a):
     cfg = compare.load_config(a.config)
     dirs = find_runs(a.results)
@@ -282,5 +311,8 @@ def main(a):
     if a.csv:
         n = export_csv(db, a.csv)
         print(f"dashboard: {n} samples exported to {a.csv}")
+    if getattr(a, "sql", None):
+        n = export_sql(db, a.sql)
+        print(f"dashboard: {n} rows written as portable INSERTs to {a.sql}")
     db.close()
     return 2 if bad else 0

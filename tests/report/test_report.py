@@ -427,9 +427,57 @@ class Dashboard(Case):
         con.executescript(ddl)      # idempotent: IF NOT EXISTS everywhere
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         self.assertEqual(tables, {"index_meta", "runs", "metrics", "samples", "node_verdicts"})
-        psql = shutil.which("psql")
-        if not psql:
-            INFO.append("index.sql not loaded into PostgreSQL: psql not installed (portable-construct check only)")
+
+    def test_index_loads_into_postgresql(self):
+        """The same DDL and the --sql export in a throw-away PostgreSQL cluster, twice."""
+        import glob
+        bins = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
+        if not bins:
+            self.skipTest("PostgreSQL not installed (apt-get install postgresql-15)")
+        if os.geteuid() != 0 or not shutil.which("runuser"):
+            self.skipTest("needs root to run the throw-away cluster as user postgres")
+        try:
+            import pwd
+            pwd.getpwnam("postgres")
+        except KeyError:
+            self.skipTest("no postgres user")
+        bindir = os.path.dirname(bins[-1])
+        res = f"{T}/pg-results"
+        for i in range(1, 3):
+            make_fixture.write_run(f"{res}/r{i}", kernel="private", seed=60 + i)
+        dump = f"{T}/pg-dump.sql"
+        pnreport("dashboard", res, "--db", f"{T}/pg.sqlite", "-o", f"{T}/pg-dash", "--sql", dump)
+        pg = tempfile.mkdtemp(prefix="pnreport-pg.")
+        os.chmod(pg, 0o755)
+        shutil.copy(os.path.join(ROOT, "report", "index.sql"), f"{pg}/index.sql")
+        shutil.copy(dump, f"{pg}/dump.sql")
+        shutil.chown(pg, "postgres")
+
+        def as_pg(*cmd, check=True):
+            p = subprocess.run(["runuser", "-u", "postgres", "--", *cmd], capture_output=True, text=True,
+                               timeout=120)
+            if check and p.returncode:
+                raise AssertionError(f"{cmd}: exit {p.returncode}: {p.stderr[-1500:]}")
+            return p
+        try:
+            as_pg(f"{bindir}/initdb", "-D", f"{pg}/data", "-A", "trust", "-U", "postgres")
+            as_pg(f"{bindir}/pg_ctl", "-D", f"{pg}/data", "-l", f"{pg}/log", "-w", "-o",
+                  f"-k {pg} -c listen_addresses='' -p 54329", "start")
+            psql = [f"{bindir}/psql", "-h", pg, "-p", "54329", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-q"]
+            as_pg(*psql, "-f", f"{pg}/index.sql", "-f", f"{pg}/dump.sql")
+            as_pg(*psql, "-f", f"{pg}/index.sql", "-f", f"{pg}/dump.sql")      # again: no duplicates
+            con = sqlite3.connect(f"{T}/pg.sqlite")
+            for t in ("runs", "metrics", "samples", "node_verdicts"):
+                want = con.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                got = as_pg(*psql, "-At", "-c", f"SELECT COUNT(*) FROM {t}").stdout.strip()
+                self.assertEqual(int(got), want, t)
+            s1 = con.execute("SELECT SUM(value) FROM samples").fetchone()[0]
+            s2 = float(as_pg(*psql, "-At", "-c", "SELECT SUM(value) FROM samples").stdout.strip())
+            self.assertAlmostEqual(s1 / s2, 1.0, places=9)
+            INFO.append(f"index.sql + --sql export loaded into PostgreSQL ({bindir}) twice: counts equal SQLite's")
+        finally:
+            as_pg(f"{bindir}/pg_ctl", "-D", f"{pg}/data", "-m", "immediate", "stop", check=False)
+            shutil.rmtree(pg, ignore_errors=True)
 
 
 class Demo(Case):
