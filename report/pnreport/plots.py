@@ -108,10 +108,33 @@ def segments(rows):
     return segs
 
 
-def nodes_over_time(run, header, rows, conclusions):
+def pick_iterations(run, rows, limit):
+    """The iterations to draw when there are more than `limit`: the first limit-1 and
+    the one with the most general pages on private nodes.  (chosen set, note)."""
+    its = sorted({r[1] for r in rows})
+    if len(its) <= limit:
+        return set(its), ""
+    worst, worst_pages = None, 0
+    for _, it, ph in run.phases():
+        pages = sum(((nd.get("general_pages") or {}).get("total") or 0)
+                    for nd in (ph.get("nodes") or {}).values() if nd.get("role") == "private")
+        if pages > worst_pages:
+            worst, worst_pages = it.get("index"), pages
+    extra = worst if worst in its and worst not in its[:limit - 1] else its[limit - 1]
+    chosen = set(its[:limit - 1]) | {extra}
+    note = (f"Iterations {', '.join(map(str, sorted(chosen)))} of {len(its)} shown"
+            + (f" ({worst}: the most general pages on private nodes)." if worst in chosen and
+               worst not in its[:limit - 1] else "."))
+    return chosen, note
+
+
+def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
     """Per node: memory change since the start of each phase, stacked by kind (positive
     kinds up, negative down), used memory as a line; phases shaded over their real
-    time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below."""
+    time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below.
+    At most max_iterations iterations are drawn (see pick_iterations)."""
+    chosen, note = pick_iterations(run, rows, max_iterations)
+    rows = [r for r in rows if r[1] in chosen]
     nodes = sorted({int(h.split(".")[0][4:]) for h in header[3:]
                     if h.startswith("node") and ".meminfo.MemUsed" in h}
                    or {int(h.split(".")[0][4:]) for h in header[3:] if h.startswith("node")})
@@ -125,7 +148,7 @@ def nodes_over_time(run, header, rows, conclusions):
     # real spans of the phases from run.json, by (iteration index, phase name)
     spans = OrderedDict()
     for _, it, ph in run.phases():
-        if ph.get("t0_ns") is not None and ph.get("t1_ns") is not None:
+        if it.get("index") in chosen and ph.get("t0_ns") is not None and ph.get("t1_ns") is not None:
             spans[(it.get("index"), ph["name"])] = ((ph["t0_ns"] - tz) / 1e9, (ph["t1_ns"] - tz) / 1e9)
     for it_i, ph_n, a, b in segs:
         spans.setdefault((it_i, ph_n), (x[a], x[b - 1]))
@@ -236,7 +259,9 @@ def nodes_over_time(run, header, rows, conclusions):
     labels = [k.replace("_", " ") for k in order] + [f"phase {p}" for p in phase_names]
     axes[-1].legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.28),
                     ncol=min(8, len(labels)), fontsize=8, frameon=False)
-    return _render(fig, "nodes", "Memory per node over time")
+    out = _render(fig, "nodes", "Memory per node over time")
+    out.note = note
+    return out
 
 
 # ---------------------------------------------------------------- isolation

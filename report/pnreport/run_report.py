@@ -122,9 +122,10 @@ def section_nodes(page, run, concl):
         page.p("No nodestat time series in this run.", "small")
         return
     page.h(2, "Memory per node over time", "nodes")
-    page.figure(plots.nodes_over_time(run, header, rows, concl),
-                "Each phase starts at 0: stacked areas are the change of each kind since the phase "
+    fig = plots.nodes_over_time(run, header, rows, concl)
+    page.figure(fig, "Each phase starts at 0: stacked areas are the change of each kind since the phase "
                 "began (above 0 grown, below 0 freed); the black line is used memory. "
+                + (getattr(fig, "note", "") + " " if fig is not None else "")
                 + ("The last samples were cut short by the interruption." if run.incomplete else ""))
 
 

@@ -185,6 +185,19 @@ class RunReport(Case):
         self.has(doc, "6 of 8 probes put general pages on a private node")
         self.has(doc, "(stock)")
 
+    def test_long_runs_draw_the_first_iterations_and_the_worst(self):
+        d = f"{T}/long"
+        make_fixture.write_run(d, kernel="private", seed=7, iterations=12)
+        with open(f"{d}/run.json") as fh:
+            doc = json.load(fh)
+        ph = [p for p in doc["points"][0]["iterations"][9]["phases"] if p["name"] == "pressure"][0]
+        ph["nodes"]["1"]["general_pages"].update(total=100, anon=100)
+        with open(f"{d}/run.json", "w") as fh:
+            json.dump(doc, fh)
+        pnreport("run", d, "-o", f"{d}/report.html")
+        page, _ = check_page(self, f"{d}/report.html", ("nodes",))
+        self.has(page, "Iterations 0, 1, 2, 3, 4, 9 of 12 shown (9: the most general pages on private nodes).")
+
     def test_incomplete_run_is_shown_as_incomplete(self):
         out = f"{T}/incomplete.html"
         p = pnreport("run", f"{T}/incomplete", "-o", out)
