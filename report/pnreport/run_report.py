@@ -68,7 +68,12 @@ def section_verdict(page, run):
     v = run.doc["verdict"]
     res = v.get("result", "?")
     cls = {"pass": "pass", "fail": "fail"}.get(res, "warn")
-    text = {"pass": "Verdict: PASS — no general allocation on a private node, explicit pages where asked",
+    judged = sorted(v.get("nodes") or {}, key=int)
+    ch = v.get("checks") or {}
+    text = {"pass": ("Verdict: PASS — no general allocation on private node" + ("s " if len(judged) > 1 else " ")
+                     + ", ".join(judged) + ", explicit pages where asked" if judged else
+                     f"Verdict: PASS — {ch.get('passed', 0)} of {ch.get('total', 0)} workload checks passed; "
+                     "no private node was judged (none in this run's roles)"),
             "fail": "Verdict: FAIL",
             "inconclusive": "Verdict: INCONCLUSIVE",
             "not_applicable": "Verdict: not applicable — no private node was judged"}.get(res, f"Verdict: {res}")
@@ -309,7 +314,8 @@ def section_provenance(page, run):
             ["host", f"{d.get('host', {}).get('hostname')} ({d.get('host', {}).get('machine')}, "
                      f"{d.get('host', {}).get('ncpus_online')} CPUs)"],
             ["kernel", k.get("release")],
-            ["kernel series", f"{s.get('id')} (mode {s.get('mode')})" if s else "none (stock kernel)"],
+            ["kernel series", f"{s.get('id')} (mode {s.get('mode')})" if s.get("id") else
+             "none (stock kernel" + (", private nodes supported" if s.get("private_nodes_supported") else "") + ")"],
             ["kernel cmdline", k.get("cmdline")],
             ["kconfig sha256", k.get("kconfig_sha256")],
             ["config", f"{d.get('config', {}).get('name')} ({d.get('config', {}).get('file')}, "
