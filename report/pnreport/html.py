@@ -86,7 +86,9 @@ class Page:
         self.figure_objs.append(fig)
         b64 = base64.b64encode(fig.png).decode()
         cap = f"<figcaption>{esc(caption)}</figcaption>" if caption else ""
-        self.add(f'<figure id="fig-{esc(fig.name)}" data-plot="{esc(fig.name)}">'
+        ov = getattr(fig, "overlaps", None)
+        ova = "" if ov is None else f' data-text-overlaps="{len(ov)}" title="{esc("; ".join(" / ".join(p) for p in ov))}"'
+        self.add(f'<figure id="fig-{esc(fig.name)}" data-plot="{esc(fig.name)}"{ova}>'
                  f'<img src="data:image/png;base64,{b64}" width="{fig.width}" height="{fig.height}" '
                  f'alt="{esc(getattr(fig, "conclusion", fig.title))}">{cap}</figure>')
 

@@ -5,12 +5,14 @@ human (GiB, µs) and chosen per axis, legends sit outside the data area, and
 layout is constrained so labels do not overlap."""
 import io
 import math
+import os
 import textwrap
 from collections import OrderedDict
 
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.text  # noqa: E402,F401
 import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
@@ -18,6 +20,8 @@ from matplotlib.transforms import blended_transform_factory  # noqa: E402
 from . import units  # noqa: E402
 
 DPI = 100
+# PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
+CHECK_OVERLAPS = bool(os.environ.get("PNREPORT_CHECK_OVERLAPS"))
 KIND_COLORS = OrderedDict([
     ("anon", "#4e79a7"), ("file", "#f28e2b"), ("slab", "#59a14f"), ("kernel_stack", "#b07aa1"),
     ("page_tables", "#edc948"), ("hugetlb", "#76b7b2"), ("other", "#9c9c9c")])
@@ -34,6 +38,50 @@ class Figure:
         self.conclusion = conclusion or title
 
 
+def _drawn_texts(fig):
+    """The texts a draw put on the canvas: tick labels of the ticks in view, titles,
+    axis labels, annotations, legend entries, figure titles."""
+    out = list(fig.texts)
+    if getattr(fig, "_suptitle", None) is not None:
+        out.append(fig._suptitle)
+    for ax in fig.axes:
+        if not ax.get_visible() or not ax.axison and not ax.texts:
+            continue
+        if ax.axison:
+            for axis in (ax.xaxis, ax.yaxis):
+                for tick in axis._update_ticks():
+                    out += [tick.label1, tick.label2]
+                out.append(axis.label)
+        out += [ax.title, ax._left_title, ax._right_title] + list(ax.texts)
+        leg = ax.get_legend()
+        if leg is not None:
+            out += list(leg.get_texts())
+    return out
+
+
+def text_overlaps(fig):
+    """Pairs of drawn, visible, non-empty texts whose boxes overlap (after a draw), and
+    texts cut by the figure's edge."""
+    r = fig.canvas.get_renderer()
+    boxes, seen = [], set()
+    for t in _drawn_texts(fig):
+        if id(t) in seen or not t.get_visible() or not t.get_text().strip():
+            continue
+        seen.add(id(t))
+        bb = t.get_window_extent(r)
+        if bb.width <= 0 or bb.height <= 0:
+            continue
+        boxes.append((t.get_text(), bb.shrunk(0.98, 0.9)))
+    W, H = fig.canvas.get_width_height()
+    out = [(t, "the figure's edge") for t, bb in boxes
+           if bb.x0 < -1 or bb.y0 < -1 or bb.x1 > W + 1 or bb.y1 > H + 1]
+    for i in range(len(boxes)):
+        for j in range(i + 1, len(boxes)):
+            if boxes[i][1].overlaps(boxes[j][1]):
+                out.append((boxes[i][0], boxes[j][0]))
+    return out
+
+
 def _render(fig, name, title):
     sup = fig._suptitle.get_text() if getattr(fig, "_suptitle", None) else ""
     heads = [sup] + [ax.get_title(loc="left") for ax in fig.axes]
@@ -41,8 +89,11 @@ def _render(fig, name, title):
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=DPI)
     w, h = fig.canvas.get_width_height()
+    overlaps = text_overlaps(fig) if CHECK_OVERLAPS else None
     plt.close(fig)
-    return Figure(name, title, buf.getvalue(), int(w), int(h), conclusion)
+    out = Figure(name, title, buf.getvalue(), int(w), int(h), conclusion)
+    out.overlaps = overlaps
+    return out
 
 
 def _new(w, h, **kw):
@@ -56,8 +107,11 @@ def _suptitle(fig, text, size=11):
 
 
 def _title(ax, text, size=11):
-    """A left-aligned axes title wrapped to the figure's width (never clipped)."""
-    width_in = ax.figure.get_figwidth()
+    """A left-aligned title wrapped to fit (never clipped): a figure title for a
+    one-axes figure (its y labels push the axes right), else the axes' own."""
+    if len(ax.figure.axes) == 1:
+        return _suptitle(ax.figure, text, size)
+    width_in = ax.figure.get_figwidth() * 0.8
     per_line = max(20, int(width_in * 72 / (size * 0.58)))
     ax.set_title(textwrap.fill(text, per_line), loc="left", fontsize=size)
 

@@ -56,7 +56,8 @@ def tearDownModule():
 
 
 def pnreport(*args, ok=(0,)):
-    p = subprocess.run([PY, PNREPORT, *args], capture_output=True, text=True, timeout=300)
+    env = dict(os.environ, PNREPORT_CHECK_OVERLAPS="1")       # figures report overlapping texts
+    p = subprocess.run([PY, PNREPORT, *args], capture_output=True, text=True, timeout=300, env=env)
     if ok is not None and p.returncode not in ok:
         raise AssertionError(f"pnreport {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
     return p
@@ -95,6 +96,7 @@ class Figures(html.parser.HTMLParser):
     def __init__(self):
         super().__init__()
         self.refs, self.figs, self.cur, self.imgs_outside = [], {}, None, 0
+        self.overlaps = {}
         self.text = []
 
     def handle_starttag(self, tag, attrs):
@@ -104,6 +106,7 @@ class Figures(html.parser.HTMLParser):
         elif tag == "figure" and "data-plot" in a:
             self.cur = a["data-plot"]
             self.figs[self.cur] = []
+            self.overlaps[self.cur] = (a.get("data-text-overlaps"), a.get("title"))
         elif tag == "img":
             if self.cur:
                 self.figs[self.cur].append(a)
@@ -140,6 +143,8 @@ def check_page(tc, path, expect_plots=()):
                        f"{path}: plot {name}: PNG {w}x{h}, <img> says otherwise")
         tc.assertTrue(300 <= w <= 2400 and 150 <= h <= 2400, f"{path}: plot {name}: odd size {w}x{h}")
         assert_not_blank(tc, data, f"{path}: plot {name}")
+        n_ov, which = f.overlaps[name]
+        tc.assertEqual(n_ov, "0", f"{path}: plot {name}: overlapping labels: {which}")
     tc.assertEqual(set(f.refs), set(f.figs), f"{path}: a figure not in the index")
     for p in expect_plots:
         tc.assertIn(p, f.refs, f"{path}: plot {p} missing")
