@@ -302,7 +302,7 @@ static void sample_nodes(struct phase *p)
 
 	pn_nodeset_and(&priv, &p->nodes, &p->r->roles.private_nodes);
 	if (!pn_nodeset_empty(&priv) &&
-	    pn_node_read_set(&priv, p->r->refresh_ok, rd, NULL) == 0) {
+	    pn_node_read_set(&priv, p->r->refresh_ok, 3, rd, NULL) == 0) {
 		pn_nodeset_for_each (n, &priv) {
 			for (int k = 0; k < p->nnodes; k++)
 				if (p->acct[k].node == n)
@@ -380,7 +380,7 @@ static void read_nodes(struct phase *p, bool after)
 {
 	struct pn_node_read *rd = pn_xcalloc((size_t)p->nnodes, sizeof(*rd));
 	struct pn_nodemem *mem = pn_xcalloc((size_t)p->nnodes, sizeof(*mem));
-	int ret = pn_node_read_set(&p->nodes, p->r->refresh_ok, rd, mem);
+	int ret = pn_node_read_set(&p->nodes, p->r->refresh_ok, 12, rd, mem);
 
 	if (ret)
 		pn_warn("node counters: %s", strerror(-ret));

@@ -189,7 +189,7 @@ static void test_live(void **state)
 		skip();
 	}
 	n = pn_nodeset_count(&nodes);
-	assert_int_equal(pn_node_read_set(&nodes, geteuid() == 0, r, NULL), 0);
+	assert_int_equal(pn_node_read_set(&nodes, geteuid() == 0, 3, r, NULL), 0);
 	for (int i = 0; i < n; i++) {
 		int64_t s = 0;
 
