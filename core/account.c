@@ -200,15 +200,27 @@ void pn_node_acct_sample(struct pn_node_acct *a, const struct pn_node_read *r)
 void pn_general_at(const struct pn_node_read *before, const struct pn_node_read *now,
 		   int64_t explained, struct pn_general *g)
 {
-	g->total = g->net = 0;
-	for (int k = 0; k < PN_NKINDS; k++) {
-		int64_t d = now->kinds[k] - before->kinds[k];
+	int64_t d[PN_NKINDS], rest;
 
-		if (k == PN_KIND_ANON)
-			d -= explained;
-		g->net += d;
+	g->total = 0;
+	g->net = -explained;
+	for (int k = 0; k < PN_NKINDS; k++) {
+		d[k] = now->kinds[k] - before->kinds[k];
+		g->net += d[k];
+	}
+	/*
+	 * Explicit pages are anonymous.  Those not mapped yet at this moment (a
+	 * huge page is allocated and cleared before it is mapped) are still in
+	 * "other": what anon does not explain is netted from other, never from
+	 * another kind.
+	 */
+	rest = explained - (d[PN_KIND_ANON] > 0 ? d[PN_KIND_ANON] : 0);
+	d[PN_KIND_ANON] -= explained;
+	if (rest > 0 && d[PN_KIND_OTHER] > 0)
+		d[PN_KIND_OTHER] -= rest < d[PN_KIND_OTHER] ? rest : d[PN_KIND_OTHER];
+	for (int k = 0; k < PN_NKINDS; k++) {
 		/* A kind that shrank cannot hide one that grew. */
-		g->by_kind[k] = d > 0 ? d : 0;
+		g->by_kind[k] = d[k] > 0 ? d[k] : 0;
 		g->total += g->by_kind[k];
 	}
 	g->t_ns = now->t_ns;

@@ -25,7 +25,7 @@ run() { # name args...: one pnbench run, its rc, its log tail and its run.json
 	name=$1
 	shift
 	# shellcheck disable=SC2086
-	$PN run "$@" -o "/tmp/$name" > "/tmp/$name.out" 2>&1
+	$PN run -o "/tmp/$name" "$@" > "/tmp/$name.out" 2>&1
 	echo "SUITE $name rc=$?"
 	sed "s/^/SUITE-LOG $name: /" "/tmp/$name.out" | grep -v 'R storm' | tail -n 10
 	emit "$name" "/tmp/$name"
