@@ -9,8 +9,8 @@ usage:
   pnreport.py compare A B [C...]         A/B statistics and a regression gate
   pnreport.py dashboard RESULTS...       SQLite index, history pages, CSV export
   pnreport.py demo DEMO_DIR              the truth table of make demo
-  (the last four, and summary/plot of a schema_version 2 run: report/pnreport/,
-   see pnreport.py run -h etc.)
+  (all of them are report/pnreport/ now: see report/README.md and
+   pnreport.py run -h etc.)
 
 Reads run.json and the collector CSVs exactly as results/schema describes them;
 refuses (exit 2) a run.json whose schema_version it does not know.
@@ -21,7 +21,7 @@ import json
 import os
 import sys
 
-SCHEMA_VERSIONS = {1}
+SCHEMA_VERSIONS = {2}
 
 
 def load_run(path):
@@ -48,10 +48,11 @@ def cmd_summary(args):
     for p in d["points"]:
         label = json.dumps(p["matrix"]) if p.get("matrix") else ""
         print(f"point {p['index']} {label}".rstrip())
-        for wl, metrics in p.get("summary", {}).items():
-            print(f"  {wl}")
-            for name, m in metrics.items():
-                print(f"    {name:28s} median {m['median']:>14.6g} {m['unit']} (n={m['n']})")
+        for m in p.get("summary", {}).get("metrics", []):
+            labels = ",".join(f"{k}={v}" for k, v in m["labels"].items())
+            name = f"{m['phase']}/{m['workload_index']}:{m['workload']} {m['name']}" + \
+                (f"{{{labels}}}" if labels else "")
+            print(f"  {name:52s} {m['aggregate']} {m['value']:>14.6g} {m['unit']} (n={m['n']})")
         worst = {}
         for it in p["iterations"]:
             for ph in it["phases"]:
@@ -62,7 +63,8 @@ def cmd_summary(args):
                     if node not in worst or g["total"] > worst[node]["total"]:
                         worst[node] = g
         for node, g in sorted(worst.items(), key=lambda kv: int(kv[0])):
-            kinds = ", ".join(f"{k} {v}" for k, v in g.items() if k != "total" and v)
+            kinds = ", ".join(f"{k} {v}" for k, v in g.items()
+                              if k not in ("total", "net_pages", "moment", "t_ns") and v)
             print(f"  private node {node}: worst phase {g['total']} general pages"
                   + (f" ({kinds})" if kinds else ""))
     v = d["verdict"]
@@ -143,17 +145,8 @@ PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo")
 
 
 def _wants_package(argv):
-    if len(argv) < 2:
-        return False
-    if argv[1] in PACKAGE_COMMANDS:
-        return True
-    if argv[1] in ("summary", "plot") and len(argv) > 2:
-        try:
-            with open(os.path.join(argv[2], "run.json")) as fh:
-                return json.load(fh).get("schema_version") != 1
-        except (OSError, ValueError, AttributeError):
-            return True     # the package says what is wrong with it
-    return False
+    # every command but the schema-1-era code below (kept until it is dropped)
+    return len(argv) > 1 and (argv[1] in PACKAGE_COMMANDS or argv[1] in ("summary", "plot"))
 
 
 def main(argv):
