@@ -483,32 +483,58 @@ def latency_matrix(lat, bw, title):
                 txt[i][j] += f"\nHMAT {units.num(decl / f)}\n×{meas / decl:.2f}"
         _heat(ax, fig, mat, srcs, dsts, txt, f"measured ({un})",
               "YlOrRd" if kind == "lat" else "YlGnBu")
-        ax.set_title(("idle latency" if kind == "lat" else "read bandwidth") + f" ({un})",
+        ax.set_title(("idle latency" if kind == "lat" else "peak bandwidth") + f" ({un})",
                      fontsize=10, loc="left")
     _suptitle(fig, title)
     return _render(fig, "latency-matrix", "Latency and bandwidth against HMAT")
 
 
 def loaded_latency(rows, cols, title):
+    """Latency against the load's bandwidth, one line per group.  Columns: x one of
+    bandwidth (bytes/s), load_gbps/gbps (1e9 B/s); y one of latency_ns, latency_median
+    (ns); groups by initiator/target/load_kernel/threads where present."""
     ci = {c: i for i, c in enumerate(cols)}
-    bwc = next(c for c in cols if "bandwidth" in c)
-    latc = next(c for c in cols if c.endswith("_ns"))
-    grp = "threads" if "threads" in ci else None
+    bwc = next((c for c in ("bandwidth", "load_gbps", "gbps") if c in ci), None)
+    latc = next((c for c in ("latency_ns", "latency_median") if c in ci), None) or \
+        next((c for c in cols if c.endswith("_ns")), None)
+    if bwc is None or latc is None:
+        return None
+    scale = 1e9 if "gbps" in bwc else 1.0
+    grp = [c for c in ("initiator", "target", "load_kernel", "threads") if c in ci]
     groups = OrderedDict()
     for r in rows:
-        groups.setdefault(r[ci[grp]] if grp else "", []).append((r[ci[bwc]], r[ci[latc]]))
-    bun, bf = units.scale_for("bytes/s", [r[ci[bwc]] for r in rows])
-    lun, lf = units.scale_for("ns", [r[ci[latc]] for r in rows])
+        x, y = r[ci[bwc]], r[ci[latc]]
+        if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+            continue
+        key = tuple(r[ci[c]] for c in grp)
+        groups.setdefault(key, []).append((x * scale, y))
+    if not groups:
+        return None
+    allx = [p[0] for g in groups.values() for p in g]
+    ally = [p[1] for g in groups.values() for p in g]
+    bun, bf = units.scale_for("bytes/s", allx)
+    lun, lf = units.scale_for("ns", ally)
     fig, ax = _new(8, 3.6)
+
+    def label(key):
+        d = dict(zip(grp, key))
+        parts = []
+        if "initiator" in d and "target" in d:
+            parts.append(f"{d['initiator']}→{d['target']}")
+        if "load_kernel" in d:
+            parts.append(str(d["load_kernel"]))
+        if "threads" in d:
+            parts.append(f"{d['threads']} thread" + ("" if str(d["threads"]) == "1" else "s"))
+        return " ".join(parts) or None
     for i, (g, pts) in enumerate(groups.items()):
         pts.sort()
         ax.plot([p[0] / bf for p in pts], [p[1] / lf for p in pts], marker="o", ms=3,
-                color=NODE_COLORS[i % len(NODE_COLORS)], label=(f"{g} thread" + ("" if str(g) == "1" else "s")) if grp else None)
-    ax.set_xlabel(f"bandwidth ({bun})")
+                color=NODE_COLORS[i % len(NODE_COLORS)], label=label(g))
+    ax.set_xlabel(f"load bandwidth ({bun})")
     ax.set_ylabel(f"latency ({lun})")
     ax.grid(True, alpha=0.3)
     if grp:
-        ax.legend(loc="upper left", fontsize=8, frameon=False)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
     _title(ax, title, 11)
     return _render(fig, "loaded-latency", "Loaded latency")
 

@@ -196,23 +196,48 @@ def section_interleave(page, run):
     page.figure(plots.interleave(t["rows"], cols, title), "First iteration.")
 
 
+def _col(ci, *names):
+    """The first of `names` that is a column (index), or None."""
+    return next((ci[n] for n in names if n in ci), None)
+
+
 def section_latency(page, run):
-    lat, bw = {}, {}
-    _, t = run.first_table("latency", "matrix")
+    """latency workload: table latency_matrix (initiator, target, latency_median,
+    declared_latency, declared_read_bandwidth_mibps; older fixtures: matrix with
+    measured_ns/declared_ns), metric bandwidth{src,dst,kernel,threads} (the peak over
+    kernels and thread counts per pair), table loaded_latency."""
+    lat, bw, decl_bw = {}, {}, {}
+    t = run.first_table("latency", "latency_matrix")[1] or run.first_table("latency", "matrix")[1]
     if t:
         ci = {c: i for i, c in enumerate(_table_cols(t))}
-        for r in t["rows"]:
-            lat[(str(r[ci["initiator"]]), str(r[ci["target"]]))] = (
-                r[ci["measured_ns"]], r[ci["declared_ns"]] if "declared_ns" in ci else None)
+        mcol = _col(ci, "latency_median", "measured_ns")
+        dcol = _col(ci, "declared_latency", "declared_ns")
+        bcol = _col(ci, "declared_read_bandwidth_mibps")
+        if mcol is not None and "initiator" in ci and "target" in ci:
+            for r in t["rows"]:
+                k = (str(r[ci["initiator"]]), str(r[ci["target"]]))
+                if not isinstance(r[mcol], (int, float)):
+                    continue
+                d = r[dcol] if dcol is not None and isinstance(r[dcol], (int, float)) and r[dcol] > 0 else None
+                lat[k] = (r[mcol], d)
+                if bcol is not None and isinstance(r[bcol], (int, float)) and r[bcol] > 0:
+                    decl_bw[k] = r[bcol] * 2**20
     hmat = (run.doc.get("topology") or {}).get("hmat") or {}
     for _, m in run.summary_metrics():
         lb = m.get("labels") or {}
-        if m.get("name") == "bandwidth" and "src" in lb and "dst" in lb:
-            decl = ((hmat.get(lb["dst"]) or {}).get("access0") or {}).get("read_bandwidth_mbps")
-            bw[(lb["src"], lb["dst"])] = (m.get("median"), decl * 1e6 if decl else None)
-        if m.get("name") == "latency_ns" and "src" in lb and "dst" in lb and not t:
+        if "src" not in lb or "dst" not in lb or not isinstance(m.get("median"), (int, float)):
+            continue
+        k = (lb["src"], lb["dst"])
+        if m.get("name") == "bandwidth":
+            d = decl_bw.get(k)
+            if d is None:
+                mbps = ((hmat.get(lb["dst"]) or {}).get("access0") or {}).get("read_bandwidth_mbps")
+                d = mbps * 1e6 if mbps else None
+            if k not in bw or m["median"] > bw[k][0]:
+                bw[k] = (m["median"], d)
+        if m.get("name") in ("latency_ns", "idle_latency_ns") and not t:
             decl = ((hmat.get(lb["dst"]) or {}).get("access0") or {}).get("read_latency_ns")
-            lat[(lb["src"], lb["dst"])] = (m.get("median"), decl)
+            lat[k] = (m["median"], decl)
     _, ll = run.first_table("latency", "loaded_latency")
     if not lat and not bw and not ll:
         return
@@ -227,28 +252,50 @@ def section_latency(page, run):
         else:
             title = "Measured latency and bandwidth per node pair (no HMAT values declared)"
         page.figure(plots.latency_matrix(lat, bw, title),
-                    "Cells: measured, declared (HMAT) and their ratio. Rows: initiator node, columns: target.")
+                    "Cells: measured, declared (HMAT) and their ratio; bandwidth: the best kernel and "
+                    "thread count. Rows: initiator node, columns: target.")
     if ll and ll.get("rows"):
-        page.figure(plots.loaded_latency(ll["rows"], _table_cols(ll),
-                                         "Loaded latency: latency rises with injected bandwidth"),
-                    ll.get("description"))
+        fig = plots.loaded_latency(ll["rows"], _table_cols(ll),
+                                   "Loaded latency: latency against the load's bandwidth")
+        page.figure(fig, ll.get("description"))
 
 
 def section_probes(page, run):
+    """probes workload: table probes, either one row per probe and node (columns
+    probe, node, pages, status, ...) or one row per probe with nodeN columns."""
     ph, t = run.first_table("probes", "probes")
     if not t:
         return
     page.h(2, "Probes: per-node kernel paths", "probes")
     cols = _table_cols(t)
+    ci = {c: i for i, c in enumerate(cols)}
     pages_cols = [i for i, c in enumerate(t["columns"]) if c.get("unit") == "pages"]
-    priv = {f"node{n}" for n in run.private_nodes()}
-    bad = [r for r in t["rows"] if any(r[i] for i, c in enumerate(cols) if c in priv)]
-    page.p(f"{len(bad)} of {len(t['rows'])} probes put general pages on a private node"
-           + (f": {', '.join(str(r[0]) for r in bad)}" if bad else "") + " (first iteration).",
+    private = set(run.private_nodes())
+    name = _col(ci, "probe") or 0
+    if "node" in ci and "pages" in ci:
+        def bad_row(r):
+            return isinstance(r[ci["node"]], int) and r[ci["node"]] in private and \
+                isinstance(r[ci["pages"]], (int, float)) and r[ci["pages"]] > 0
+
+        def bad_cell(ri, c, v):
+            return "fail" if c == ci["pages"] and bad_row(t["rows"][ri]) else None
+    else:
+        priv_cols = {i for c, i in ci.items() if c in {f"node{n}" for n in private}}
+
+        def bad_row(r):
+            return any(isinstance(r[i], (int, float)) and r[i] > 0 for i in priv_cols)
+
+        def bad_cell(ri, c, v):
+            r = t["rows"][ri][c]
+            return "fail" if c in priv_cols and isinstance(r, (int, float)) and r > 0 else None
+    probes = list(OrderedDict.fromkeys(r[name] for r in t["rows"]))
+    bad = list(OrderedDict.fromkeys(r[name] for r in t["rows"] if bad_row(r)))
+    page.p(f"{len(bad)} of {len(probes)} probes put general pages on a private node"
+           + (f": {', '.join(map(str, bad))}" if bad else "") + " (first iteration).",
            "fail" if bad else "pass")
-    page.table(cols, [[units.num(v) if isinstance(v, (int, float)) else v for v in r] for r in t["rows"]],
-               num_cols=pages_cols,
-               cell_class=lambda r, c, v: "fail" if cols[c] in priv and v not in ("0", 0) else None)
+    page.table(cols, [["" if v is None else units.num(v) if isinstance(v, (int, float)) else v for v in r]
+                      for r in t["rows"]],
+               num_cols=pages_cols, cell_class=bad_cell)
 
 
 def section_checks(page, run):

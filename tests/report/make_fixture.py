@@ -168,50 +168,77 @@ class Gen:
                             checks=[{"name": "no OOM kill on exhaustion", "expected": 0, "observed": 0,
                                      "pass": True, "source": "memory.events"}])]
         if phase == "latency":
+            # as workloads/latency.c writes them (latency branch)
             decl = {(0, 0): 80, (0, 1): 250, (0, 2): 260}
             mx, ms = [], []
-            for (s, d), dv in decl.items():
+            local = None
+            for (src, dst), dv in decl.items():
                 meas = self.val(dv * (1.12 + r.uniform(-0.02, 0.02)), "lower")
-                mx.append([s, d, meas, dv])
-                ms.append(metric("latency_ns", "ns", "lower", meas, {"src": str(s), "dst": str(d)}))
-                ms.append(metric("bandwidth", "bytes/s", "higher",
-                                 self.val((19e9 if d == 0 else 7.5e9), "higher"),
-                                 {"src": str(s), "dst": str(d), "kind": "read", "threads": "2"}))
+                local = local or meas
+                mx.append([src, dst, "dram" if dst == 0 else "private", meas * 0.97, meas, meas * 1.3, dv,
+                           "hmat", 19000.0 if dst == 0 else 7200.0, meas / local])
+                ms.append(metric("idle_latency_ns", "ns", "lower", meas, {"src": str(src), "dst": str(dst)}))
+                for kern in ("read", "copy"):
+                    for th in (1, 2):
+                        peak = (19e9 if dst == 0 else 7.5e9) * (0.55 if th == 1 else 1.0) * \
+                            (1.0 if kern == "read" else 0.8)
+                        ms.append(metric("bandwidth", "bytes/s", "higher", self.val(peak, "higher"),
+                                         {"src": str(src), "dst": str(dst), "kernel": kern, "threads": str(th)}))
             loaded = []
-            for th in (1, 2):
-                for inj in (0, 200, 500, 1000, 2000, 5000):
-                    bw = 6e9 * th / (1 + inj / 1500)
-                    loaded.append([th, inj, bw, self.val(250 + 400 * bw / 12e9, "lower")])
+            for dst in (0, 1):
+                for th in (0, 1, 2, 4):
+                    gbps = (6.0 if dst == 0 else 3.0) * th / (1 + th / 6)
+                    lat_ = self.val((90 if dst == 0 else 280) * (1 + 0.6 * gbps / 6), "lower")
+                    loaded.append([0, dst, th, "read", lat_, lat_ * 1.5, gbps])
             return [self.wl("latency", params={"nodes": "all"}, metrics=ms,
-                            tables=[{"name": "matrix",
-                                     "description": "idle load-to-use latency: initiator x target, measured and declared (HMAT)",
+                            tables=[{"name": "latency_matrix",
+                                     "description": "idle load-to-use latency, initiator x target, beside the "
+                                                    "HMAT declared value and the ratio to the initiator's local DRAM",
                                      "columns": [{"name": "initiator", "unit": None}, {"name": "target", "unit": None},
-                                                 {"name": "measured_ns", "unit": "ns"},
-                                                 {"name": "declared_ns", "unit": "ns"}],
+                                                 {"name": "role", "unit": None},
+                                                 {"name": "latency_min", "unit": "ns"},
+                                                 {"name": "latency_median", "unit": "ns"},
+                                                 {"name": "latency_p99", "unit": "ns"},
+                                                 {"name": "declared_latency", "unit": "ns"},
+                                                 {"name": "declared_source", "unit": None},
+                                                 {"name": "declared_read_bandwidth_mibps", "unit": None},
+                                                 {"name": "ratio_to_local", "unit": "ratio"}],
                                      "rows": mx},
                                     {"name": "loaded_latency",
-                                     "description": "latency under injected bandwidth on node 1",
-                                     "columns": [{"name": "threads", "unit": None},
-                                                 {"name": "delay_cycles", "unit": None},
-                                                 {"name": "bandwidth", "unit": "bytes/s"},
-                                                 {"name": "latency_ns", "unit": "ns"}],
+                                     "description": "chase latency with load threads on the initiator's other "
+                                                    "CPUs (x = load_threads)",
+                                     "columns": [{"name": "initiator", "unit": None}, {"name": "target", "unit": None},
+                                                 {"name": "load_threads", "unit": "count"},
+                                                 {"name": "load_kernel", "unit": None},
+                                                 {"name": "latency_median", "unit": "ns"},
+                                                 {"name": "latency_p99", "unit": "ns"},
+                                                 {"name": "load_gbps", "unit": None}],
                                      "rows": loaded}])]
         if phase == "probes":
+            # as workloads/probes.c writes them (probes branch): one row per probe and device node
             rows, checks = [], []
             leaky = set(PROBES[:self.probe_leak])
             for p in PROBES:
                 pages = r.randint(8, 600) if p in leaky else 0
-                rows.append([p, f"mm/{p.split('_')[0]}.c", 0, pages, 0])
+                for node in (1, 2):
+                    got = pages if node == 1 else 0
+                    rows.append([p, f"mm/{p.split('_')[0]}.c", "alloc", p == "hugetlb_spread", node, "ran",
+                                 got, got + r.randint(0, 3), 1, 0, "counters", ""])
                 checks.append({"name": f"probe {p}: no general pages on private nodes",
                                "expected": 0, "observed": pages, "pass": pages == 0,
                                "source": "counters"})
             return [self.wl("probes", params={"probes": "all"},
                             tables=[{"name": "probes",
-                                     "description": "per-node kernel paths driven at the private nodes",
-                                     "columns": [{"name": "probe", "unit": None}, {"name": "path", "unit": None},
-                                                 {"name": "node0", "unit": "pages"},
-                                                 {"name": "node1", "unit": "pages"},
-                                                 {"name": "node2", "unit": "pages"}],
+                                     "description": "per probe and device node: pages the kernel path put there",
+                                     "columns": [{"name": "probe", "unit": None}, {"name": "kernel_path", "unit": None},
+                                                 {"name": "kind", "unit": None},
+                                                 {"name": "needs_zone_normal", "unit": None},
+                                                 {"name": "node", "unit": None}, {"name": "status", "unit": None},
+                                                 {"name": "pages", "unit": "pages"},
+                                                 {"name": "used_growth", "unit": "pages"},
+                                                 {"name": "triggered", "unit": "count"},
+                                                 {"name": "refused", "unit": "count"},
+                                                 {"name": "source", "unit": None}, {"name": "note", "unit": None}],
                                      "rows": rows}],
                             checks=checks)]
         if phase == "pressure":
@@ -309,6 +336,7 @@ class Gen:
 
                     def read(kinds, used):
                         return {"kinds": kinds, "total_pages": tot_p, "used_pages": used, "pcp_pages": 512,
+                                "settled": True,
                                 "numa_hit": 1000000, "numa_miss": 0, "numa_foreign": 0}
                     nodes[str(n)] = {"role": role, "before": read(k0, used0),
                                      "after": read(k1, used0 + expl + total),

@@ -264,7 +264,7 @@ class Compare(Case):
         res = json.loads(p.stdout)
         by = {(m["phase"], m["name"], load.labels_str(m["labels"])): m for m in res["metrics"]}
         for key in (("explicit", "alloc_fault_throughput", ""), ("pressure", "pressure_throughput", ""),
-                    ("latency", "latency_ns", "dst=2,src=0")):
+                    ("latency", "idle_latency_ns", "dst=2,src=0")):
             v = by[key]["vs"][0]
             self.assertEqual(by[key]["baseline"]["n"], 5)
             self.assertEqual(v["n"], 5)
