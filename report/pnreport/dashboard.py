@@ -3,7 +3,7 @@ incrementally, and static HTML pages: every metric's history across runs and
 kernels with regressions marked; CSV export of every sample.
 
 A history point is judged against the last good complete run of the same
-series (config, point, phase, workload, metric, labels) with the compare
+series (host, config, point, phase, workload, metric, labels) with the compare
 rules (report/compare.json); incomplete runs are drawn, marked, never judged
 nor used as a baseline; a regressed run is not a baseline either."""
 import csv
@@ -117,7 +117,7 @@ def series(db):
     for row in db.execute(q):
         (run_id, started, rel, mode, state, host, cfg, point, phase, wi, wl, name, labels, kind, unit, better,
          n, mean, sd) = row
-        key = (cfg, point, phase, wi, wl, name, labels)
+        key = (host, cfg, point, phase, wi, wl, name, labels)   # one series per machine
         vals = [r[0] for r in db.execute(
             "SELECT value FROM samples WHERE run_id = ? AND point = ? AND phase = ? AND workload_index = ?"
             " AND name = ? AND labels = ? ORDER BY sample", (run_id, point, phase, wi, name, labels))]
@@ -133,7 +133,7 @@ def judge_series(cfg, key, pts):
     was not itself a regression (so a regression stays marked until it is fixed, and
     the run that fixes it is not an "improvement" over the regressed one)."""
     prev = None
-    name, labels = key[5], key[6]
+    name, labels = key[6], key[7]
     lab = dict(kv.split("=", 1) for kv in labels.split(",")) if labels else {}
     for p in pts:
         if p["state"] != "complete":
@@ -154,16 +154,17 @@ def judge_series(cfg, key, pts):
 
 
 def slug(key):
-    cfg, point, phase, wi, wl, name, labels = key
-    s = f"{cfg}-{phase}-{wi}-{name}-{labels}-{point}"
+    host, cfg, point, phase, wi, wl, name, labels = key
+    s = f"{cfg}-{phase}-{wi}-{name}-{labels}-{point}-{host}"
     return re.sub(r"[^A-Za-z0-9_.=-]+", "_", s)[:150] + "-" + hashlib.sha1(repr(key).encode()).hexdigest()[:8]
 
 
 def title_of(key):
-    cfg, point, phase, wi, wl, name, labels = key
-    where = "/".join(x for x in (phase, wl) if x)
+    host, cfg, point, phase, wi, wl, name, labels = key
+    where = "/".join(x for x in OrderedDict.fromkeys((phase, wl)) if x)
     pt = "" if point in ("#0", "*") else f" [{point}]"
-    return f"{cfg}{pt}: {where + ': ' if where else ''}{name}" + (f"{{{labels}}}" if labels else "")
+    return (f"{cfg}{pt}: {where + ': ' if where else ''}{name}" + (f"{{{labels}}}" if labels else "")
+            + f" on {host}")
 
 
 def write_pages(db, out, cfg):
