@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -333,6 +334,50 @@ static void test_census_live_self(void **state)
 	pn_pfnmap_free(&m);
 }
 
+/* Without CAP_SYS_ADMIN the kernel shows PFN 0: a child that drops root
+ * must get -EPERM for its own touched pages, never a census of "node of
+ * PFN 0". */
+static void test_census_live_unprivileged(void **state)
+{
+	struct pn_pfnmap m = { 0 };
+	int st;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0) {
+		print_message("skip: needs root to drop privileges from\n");
+		skip();
+		return;
+	}
+	if (!live_pfnmap(&m)) {
+		skip();
+		return;
+	}
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		static char page[4096] __attribute__((aligned(4096)));
+		const struct pn_range r = { (uintptr_t)page, (uintptr_t)page + sizeof(page) };
+		int ret;
+
+		page[0] = 1;
+		/* a uid change makes the process non-dumpable, and its /proc
+		 * files root's: make them its own again */
+		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534) ||
+		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+			_exit(3);
+		ret = pn_pagemap_census_ranges(0, &r, 1, &m, &cs);
+		_exit(ret == -EPERM ? 0 : ret == 0 ? 1 : 2);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 0)
+		fail_msg("unprivileged census: %s", WEXITSTATUS(st) == 1   ? "counted pages"
+						    : WEXITSTATUS(st) == 2 ? "failed, not -EPERM"
+									   : "could not drop root");
+	pn_pfnmap_free(&m);
+}
+
 /* A whole process (sleep, not built here: no sanitizer shadow to walk):
  * pagemap sees every page numa_maps sees, plus at most the special
  * mappings numa_maps leaves out ([vvar], [vdso]). */
@@ -406,6 +451,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_pfnmap_hotplug),
 		cmocka_unit_test(test_census_synthetic),
 		cmocka_unit_test(test_census_live_self),
+		cmocka_unit_test(test_census_live_unprivileged),
 		cmocka_unit_test(test_census_live_child),
 	};
 	const char *env = getenv("PNBENCH_SRCDIR");
