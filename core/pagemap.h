@@ -79,8 +79,13 @@ struct pn_census {
 
 /*
  * Census of every VMA of /proc/PID/maps (pid 0: the calling process).
- * Cost: 8 bytes of pagemap read per base page of virtual size, populated or
- * not (a 1 GiB VMA reads 2 MiB).
+ * Cost: on Linux >= 6.7 the PAGEMAP_SCAN ioctl finds the present and swapped
+ * regions, and only their entries are read (a 1 TiB reservation with 1000
+ * touched pages: 0.2 ms); older kernels read 8 bytes per base page of
+ * virtual size, populated or not (the same range: 3.2 s).  PAGEMAP_SCAN
+ * skips VM_PFNMAP mappings ([vvar], device mmaps), which then count as none;
+ * without it their present entries count (as unknown_pfn when the PFN is
+ * outside every memory block).
  * Returns 0; -EPERM when PFNs are hidden (no CAP_SYS_ADMIN: a present page
  * reads PFN 0); -ENOENT when the process is gone; -EINVAL for malformed
  * maps; other -errno from open/pread.  *out is zeroed first and left zeroed
