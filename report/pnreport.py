@@ -10,7 +10,7 @@ usage:
   pnreport.py compare A B [C...]         A/B statistics and a regression gate
   pnreport.py dashboard RESULTS...       SQLite index, history pages, CSV export
   pnreport.py demo DEMO_DIR              the truth table of make demo
-  (all but plot are report/pnreport/: see report/README.md and
+  (all but plot are report/pnreportlib/: see report/README.md and
    pnreport.py run -h etc.)
 
 Reads run.json and the collector CSVs exactly as results/schema describes them;
@@ -205,7 +205,7 @@ def cmd_plot(args):
     return 0
 
 
-# Commands implemented by the report/pnreport/ package (schema_version 2).
+# Commands implemented by the report/pnreportlib/ package (schema_version 2).
 PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo")
 
 
@@ -218,7 +218,7 @@ def _wants_package(argv):
 def main(argv):
     if _wants_package(argv):
         sys.path.insert(0, os.path.dirname(os.path.realpath(__file__)))
-        from pnreport.cli import main as package_main
+        from pnreportlib.cli import main as package_main
         return package_main(argv)
     ap = argparse.ArgumentParser(prog="pnreport", description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="cmd", required=True)

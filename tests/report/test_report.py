@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "report"))
 sys.path.insert(0, HERE)
 
 import make_fixture  # noqa: E402
-from pnreport import compare, load  # noqa: E402
+from pnreportlib import compare, load  # noqa: E402
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
