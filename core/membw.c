@@ -2,8 +2,9 @@
 /*
  * membw.c - bandwidth kernels and their threads (see membw.h).
  *
- * The kernels use GCC vector types (32-byte vectors: two SSE2 or one AVX
- * operation), so they do not depend on the auto-vectoriser's mood.  Each
+ * The kernels use 16-byte GCC vector types (one SSE2 or NEON register;
+ * wider types without -mavx are lowered through the stack), so they do not
+ * depend on the auto-vectoriser's mood.  Each
  * thread works on its own slice in 256 KiB chunks and polls the stop flag
  * between chunks; only whole chunks are counted.
  */
@@ -28,8 +29,8 @@
 
 #define CHUNK (256UL << 10)
 
-typedef uint64_t v4u __attribute__((vector_size(32), aligned(32)));
-typedef double v4d __attribute__((vector_size(32), aligned(32)));
+typedef uint64_t v2u __attribute__((vector_size(16), aligned(16)));
+typedef double v2d __attribute__((vector_size(16), aligned(16)));
 
 static const char *const kind_names[PN_BW_NKINDS] = { "read", "write", "write_nt", "copy",
 						      "triad" };
@@ -67,22 +68,24 @@ static uint64_t kind_factor(enum pn_bw_kind k)
 
 static uint64_t k_read(const char *a, size_t n)
 {
-	const v4u *p = (const v4u *)a;
-	v4u s0 = { 0 }, s1 = { 0 };
+	const v2u *p = (const v2u *)a;
+	v2u s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
 
-	for (size_t i = 0; i + 1 < n / sizeof(v4u); i += 2) {
+	for (size_t i = 0; i + 3 < n / sizeof(v2u); i += 4) {
 		s0 += p[i];
 		s1 += p[i + 1];
+		s2 += p[i + 2];
+		s3 += p[i + 3];
 	}
-	s0 += s1;
-	return s0[0] + s0[1] + s0[2] + s0[3];
+	s0 += s1 + s2 + s3;
+	return s0[0] + s0[1];
 }
 
 static void k_write(char *a, size_t n, uint64_t v)
 {
-	v4u *p = (v4u *)a, x = { v, v, v, v };
+	v2u *p = (v2u *)a, x = { v, v };
 
-	for (size_t i = 0; i < n / sizeof(v4u); i++)
+	for (size_t i = 0; i < n / sizeof(v2u); i++)
 		p[i] = x;
 }
 
@@ -105,19 +108,19 @@ static void k_write_nt(char *a, size_t n, uint64_t v)
 
 static void k_copy(char *dst, const char *src, size_t n)
 {
-	v4u *d = (v4u *)dst;
-	const v4u *s = (const v4u *)src;
+	v2u *d = (v2u *)dst;
+	const v2u *s = (const v2u *)src;
 
-	for (size_t i = 0; i < n / sizeof(v4u); i++)
+	for (size_t i = 0; i < n / sizeof(v2u); i++)
 		d[i] = s[i];
 }
 
 static void k_triad(char *a, const char *b, const char *c, size_t n)
 {
-	v4d *x = (v4d *)a, q = { 3.0, 3.0, 3.0, 3.0 };
-	const v4d *y = (const v4d *)b, *z = (const v4d *)c;
+	v2d *x = (v2d *)a, q = { 3.0, 3.0 };
+	const v2d *y = (const v2d *)b, *z = (const v2d *)c;
 
-	for (size_t i = 0; i < n / sizeof(v4d); i++)
+	for (size_t i = 0; i < n / sizeof(v2d); i++)
 		x[i] = y[i] + q * z[i];
 }
 
