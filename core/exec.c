@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * exec.c - the --exec command as a phase's workload, `perf stat` style.
+ *
+ * Where its pages live comes from move_pages(pid, ..., NULL) over its
+ * mappings (/proc/PID/maps): the kernel's own answer per page, which unlike
+ * numa_maps also sees nodes that a kernel leaves out of its per-node reports.
+ * It is sampled every interval and, exactly, once more when the command
+ * exits: the command runs under ptrace with PTRACE_O_TRACEEXIT, which stops
+ * it at exit with its memory still mapped.  (Only the command's own process
+ * is followed, not processes it forks.)
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <numaif.h>
+
+#include "runner.h"
+
+#define CENSUS_BATCH 1024
+
+/* Add the pages of [lo, hi) of pid to pages[node]; -errno if move_pages fails. */
+static int census_range(pid_t pid, uintptr_t lo, uintptr_t hi, long ps, int64_t *pages)
+{
+	void *addr[CENSUS_BATCH];
+	int status[CENSUS_BATCH];
+
+	while (lo < hi) {
+		unsigned long n = 0;
+
+		while (n < CENSUS_BATCH && lo < hi) {
+			addr[n++] = (void *)lo;
+			lo += (uintptr_t)ps;
+		}
+		if (move_pages(pid, n, addr, NULL, status, 0) < 0)
+			return -errno;
+		for (unsigned long i = 0; i < n; i++)
+			if (status[i] >= 0 && status[i] < PN_MAX_NODES)
+				pages[status[i]]++;
+	}
+	return 0;
+}
+
+static int census(pid_t pid, int64_t *pages)
+{
+	char rel[64], line[512];
+	long ps = sysconf(_SC_PAGESIZE);
+	FILE *f;
+	int ret = 0;
+	char path[PATH_MAX];
+
+	snprintf(rel, sizeof(rel), "/proc/%d/maps", (int)pid);
+	if (pn_path(path, sizeof(path), rel))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	memset(pages, 0, PN_MAX_NODES * sizeof(*pages));
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		/* Long lines (paths) are continued by further fgets calls; only
+		 * lines that start with a range are ranges. */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) != 2 || hi <= lo)
+			continue;
+		if (strstr(line, "[vsyscall]"))
+			continue;
+		ret = census_range(pid, lo, hi, ps > 0 ? ps : 4096, pages);
+		if (ret)
+			break;
+	}
+	fclose(f);
+	return ret;
+}
+
+void pn_exec_sample(struct pn_exec_state *x)
+{
+	int64_t *pages = pn_xcalloc(PN_MAX_NODES, sizeof(*pages));
+
+	if (census(x->pid, pages) == 0) {
+		memcpy(x->last_pages, pages, sizeof(x->last_pages));
+		for (int n = 0; n < PN_MAX_NODES; n++)
+			if (pages[n] > x->peak_pages[n])
+				x->peak_pages[n] = pages[n];
+		x->samples++;
+	}
+	free(pages);
+}
+
+int pn_exec_start(struct run *r, struct pn_exec_state *x)
+{
+	int st;
+
+	memset(x, 0, sizeof(*x));
+	fflush(NULL);
+	x->pid = fork();
+	if (x->pid < 0)
+		return pn_error(-errno, "--exec: fork: %s", strerror(errno));
+	if (x->pid == 0) {
+		/* Traced so that the exit can be stopped for a last census. */
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execvp(r->o->exec_argv[0], r->o->exec_argv);
+		fprintf(stderr, "pnbench: error: --exec: %s: %s\n", r->o->exec_argv[0],
+			strerror(errno));
+		_exit(127);
+	}
+	x->started = true;
+	x->method = "move_pages";
+	/* The tracee stops with SIGTRAP at a successful execve. */
+	if (waitpid(x->pid, &st, 0) == x->pid && WIFSTOPPED(st)) {
+		if (ptrace(PTRACE_SETOPTIONS, x->pid, NULL,
+			   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) == 0)
+			x->exit_census = true;
+		ptrace(PTRACE_CONT, x->pid, NULL, NULL);
+	} else if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		x->exited = true;
+		x->status = st;
+	}
+	return 0;
+}
+
+/* Non-blocking: handle stops, take the exit census; true once it exited. */
+bool pn_exec_poll(struct pn_exec_state *x)
+{
+	int st;
+
+	while (!x->exited) {
+		pid_t w = waitpid(x->pid, &st, WNOHANG);
+
+		if (w == 0)
+			return false;
+		if (w < 0) {
+			x->exited = true; /* nothing to wait for */
+			break;
+		}
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			x->exited = true;
+			x->status = st;
+			break;
+		}
+		if (WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			pn_exec_sample(x); /* exiting, memory still mapped */
+			x->exit_sampled = true;
+			ptrace(PTRACE_CONT, x->pid, NULL, NULL);
+		} else if (WIFSTOPPED(st)) {
+			/* a signal for the command: deliver it */
+			int sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
+
+			ptrace(PTRACE_CONT, x->pid, NULL, (void *)(long)sig);
+		}
+	}
+	return true;
+}
+
+void pn_exec_interrupt(struct pn_exec_state *x)
+{
+	if (x->started && !x->exited)
+		kill(x->pid, SIGTERM);
+}
+
+/* The command's result: exit status, census; fails the run when it failed. */
+cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x)
+{
+	cJSON *ej = cJSON_CreateObject(), *pn;
+	char key[16];
+	bool failed = false;
+
+	if (x->exited && WIFEXITED(x->status)) {
+		cJSON_AddNumberToObject(ej, "exit_code", WEXITSTATUS(x->status));
+		cJSON_AddNullToObject(ej, "signal");
+		failed = WEXITSTATUS(x->status) != 0;
+	} else {
+		cJSON_AddNullToObject(ej, "exit_code");
+		cJSON_AddNumberToObject(ej, "signal", x->exited ? WTERMSIG(x->status) : 0);
+		failed = true;
+	}
+	cJSON_AddBoolToObject(ej, "explicit", r->o->exec_explicit);
+	cJSON_AddStringToObject(ej, "census", x->method ? x->method : "none");
+	cJSON_AddBoolToObject(ej, "exit_census", x->exit_sampled);
+	cJSON_AddNumberToObject(ej, "samples", x->samples);
+	pn = cJSON_AddObjectToObject(ej, "last_pages_per_node");
+	for (int n = 0; n < PN_MAX_NODES; n++) {
+		if (!x->peak_pages[n])
+			continue;
+		snprintf(key, sizeof(key), "%d", n);
+		cJSON_AddNumberToObject(pn, key, (double)x->last_pages[n]);
+	}
+	pn = cJSON_AddObjectToObject(ej, "peak_pages_per_node");
+	for (int n = 0; n < PN_MAX_NODES; n++) {
+		if (!x->peak_pages[n])
+			continue;
+		snprintf(key, sizeof(key), "%d", n);
+		cJSON_AddNumberToObject(pn, key, (double)x->peak_pages[n]);
+	}
+	if (failed) {
+		r->exec_failed++;
+		pn_warn("--exec: %s %s", r->o->exec_argv[0],
+			x->exited && WIFEXITED(x->status) ? "exited with a non-zero status"
+							  : "was killed by a signal");
+	}
+	return ej;
+}
