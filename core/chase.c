@@ -44,8 +44,8 @@ static void shuffle(size_t *v, size_t n, uint64_t *s)
 	}
 }
 
-int pn_chase_build(struct pn_chase *c, void *buf, size_t bytes, size_t stride,
-		   size_t window_bytes, uint64_t seed)
+int pn_chase_build(struct pn_chase *c, void *buf, size_t bytes, size_t stride, size_t window_bytes,
+		   uint64_t seed)
 {
 	size_t n, w, nwin, k = 0, *order, *wins;
 	uint64_t s = seed;
@@ -196,6 +196,43 @@ void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s)
 	s->median_ns = pn_median(v, n);
 	s->min_ns = v[0];
 	s->max_ns = v[n - 1];
+}
+
+int pn_chase_measure(struct pn_chase *c, size_t nsamples, uint64_t sample_ms,
+		     struct pn_lat_stats *st)
+{
+	double *s;
+	uint64_t hops;
+	int ret;
+
+	if (nsamples < 2)
+		return -EINVAL;
+	s = pn_xcalloc(nsamples, sizeof(double));
+	hops = pn_chase_calibrate(c, sample_ms * 1000000ULL);
+	pn_cache_flush(c->buf, c->bytes); /* -EOPNOTSUPP: the dropped sample warms up */
+	ret = pn_chase_sample(c, hops, s, nsamples);
+	if (!ret)
+		pn_lat_stats(s + 1, nsamples - 1, st);
+	free(s);
+	return ret;
+}
+
+int pn_chase_reference_ns(size_t bytes, size_t nsamples, uint64_t sample_ms, double *ns)
+{
+	char *buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
+	struct pn_chase c;
+	struct pn_lat_stats st;
+	int ret;
+
+	if (!buf)
+		return -ENOMEM;
+	ret = pn_chase_build(&c, buf, bytes, PN_CHASE_MIN_STRIDE, 0, 1);
+	if (!ret)
+		ret = pn_chase_measure(&c, nsamples, sample_ms, &st);
+	if (!ret)
+		*ns = st.median_ns;
+	free(buf);
+	return ret;
 }
 
 /* "32K", "1024K", "8M" as the kernel writes cache sizes. */

@@ -37,8 +37,8 @@ struct pn_chase {
  * seed makes the permutation reproducible.  Returns 0, -EINVAL for bad
  * geometry (fewer than 2 elements, stride not a power of two, ...).
  */
-int pn_chase_build(struct pn_chase *c, void *buf, size_t bytes, size_t stride,
-		   size_t window_bytes, uint64_t seed);
+int pn_chase_build(struct pn_chase *c, void *buf, size_t bytes, size_t stride, size_t window_bytes,
+		   uint64_t seed);
 
 /* Follow `hops` pointers from *pos; returns where it stopped (the next start). */
 void *pn_chase_walk(void *pos, uint64_t hops);
@@ -52,6 +52,19 @@ int pn_chase_sample(struct pn_chase *c, uint64_t hops, double *samples, size_t n
 
 /* Hops that take about target_ns (at least 1024), measured on this chase. */
 uint64_t pn_chase_calibrate(struct pn_chase *c, uint64_t target_ns);
+
+/*
+ * One measurement: calibrate samples of about sample_ms, flush the buffer
+ * from the caches, take nsamples (>= 2) and summarise all but the first
+ * (a warm-up) into st.  Returns 0 or -errno.
+ */
+struct pn_lat_stats;
+int pn_chase_measure(struct pn_chase *c, size_t nsamples, uint64_t sample_ms,
+		     struct pn_lat_stats *st);
+
+/* Median ns per hop of a chase over a private buffer of `bytes` (a cache
+ * reference: 16 KiB is L1-resident), measured like pn_chase_measure(). */
+int pn_chase_reference_ns(size_t bytes, size_t nsamples, uint64_t sample_ms, double *ns);
 
 /* Write back and invalidate [buf, buf+bytes) from the CPU caches (clflush on
  * x86, dc civac on arm64).  -EOPNOTSUPP elsewhere. */

@@ -21,7 +21,8 @@
 #define NODE_DIR "/sys/devices/system/node"
 
 static const char *const attr_names[PN_HW_NATTRS] = {
-	"latency", "read_latency", "write_latency", "bandwidth", "read_bandwidth", "write_bandwidth",
+	"latency",   "read_latency",   "write_latency",
+	"bandwidth", "read_bandwidth", "write_bandwidth",
 };
 
 static const hwloc_memattr_id_t attr_ids[PN_HW_NATTRS] = {
@@ -282,4 +283,17 @@ uint64_t pn_hmat_read_latency(const struct pn_hmat_cell *c, const char **src)
 uint64_t pn_hmat_read_bandwidth(const struct pn_hmat_cell *c, const char **src)
 {
 	return pick(c, false, src);
+}
+
+const char *pn_latency_class(double ratio, bool local, bool emulated)
+{
+	if (emulated)
+		return "meaningless (emulated)";
+	if (local)
+		return "local";
+	if (!(ratio > 0))
+		return "no local reference";
+	if (ratio > 4.0)
+		return "FPGA-class (> 4x local)";
+	return ratio >= 1.5 ? "CXL range (1.5-4x)" : "near (< 1.5x)";
 }

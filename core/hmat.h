@@ -37,8 +37,8 @@ const char *pn_hw_attr_name(enum pn_hw_attr a); /* "latency", "read_latency", ..
 
 struct pn_hmat_cell {
 	int initiator, target;
-	bool listed[2];		/* initiator listed in target's access0 / access1 */
-	struct pn_hmat sysfs[2]; /* the class's values when listed, else 0 */
+	bool listed[2];		      /* initiator listed in target's access0 / access1 */
+	struct pn_hmat sysfs[2];      /* the class's values when listed, else 0 */
 	uint64_t hwloc[PN_HW_NATTRS]; /* ns or MiB/s for this initiator, 0 = none */
 };
 
@@ -66,5 +66,13 @@ const struct pn_hmat_cell *pn_hmat_cell(const struct pn_hmat_table *tab, int ini
  */
 uint64_t pn_hmat_read_latency(const struct pn_hmat_cell *c, const char **src);
 uint64_t pn_hmat_read_bandwidth(const struct pn_hmat_cell *c, const char **src);
+
+/*
+ * Class of a measured latency ratio to local DRAM (methods-and-anchors.md:
+ * real CXL is 1.5-4x local, above 4x is FPGA-class): "local", "near
+ * (< 1.5x)", "CXL range (1.5-4x)", "FPGA-class (> 4x local)", "no local
+ * reference" (ratio NaN), or "meaningless (emulated)" when emulated.
+ */
+const char *pn_latency_class(double ratio, bool local, bool emulated);
 
 #endif /* PN_HMAT_H */

@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +49,41 @@ int pn_bw_kind_parse(const char *s, enum pn_bw_kind *k)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+int pn_bw_kinds_parse(const char *list, bool on[PN_BW_NKINDS])
+{
+	char buf[256], *save = NULL;
+
+	if (strlen(list) >= sizeof(buf))
+		return -EINVAL;
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		enum pn_bw_kind k;
+
+		if (pn_bw_kind_parse(t, &k))
+			return -EINVAL;
+		on[k] = true;
+	}
+	return 0;
+}
+
+int pn_node_values_parse(const char *s, double v[PN_MAX_NODES])
+{
+	while (*s) {
+		char *end;
+		long node = strtol(s, &end, 10);
+		double x;
+
+		if (end == s || *end != '=' || node < 0 || node >= PN_MAX_NODES)
+			return -EINVAL;
+		x = strtod(end + 1, &end);
+		if (!(x > 0) || (*end && *end != ','))
+			return -EINVAL;
+		v[node] = x;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
 }
 
 unsigned pn_bw_arrays(enum pn_bw_kind k)
@@ -258,7 +294,8 @@ int pn_bw_stop(struct pn_bw_load *l, struct pn_bw_result *r)
 int pn_bw_measure(const struct pn_bw_job *j, uint64_t duration_ms, struct pn_bw_result *r)
 {
 	struct pn_bw_load *l;
-	struct timespec ts = { (time_t)(duration_ms / 1000), (long)(duration_ms % 1000) * 1000000L };
+	struct timespec ts = { (time_t)(duration_ms / 1000),
+			       (long)(duration_ms % 1000) * 1000000L };
 	int ret = pn_bw_start(j, &l);
 
 	if (ret)
@@ -277,6 +314,19 @@ int pn_pin_thread(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+int pn_cpus_allowed(int *cpus, int n)
+{
+	cpu_set_t set;
+	int k = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return n;
+	for (int c = 0; c < n; c++)
+		if (cpus[c] >= 0 && cpus[c] < CPU_SETSIZE && CPU_ISSET(cpus[c], &set))
+			cpus[k++] = cpus[c];
+	return k;
 }
 
 int pn_cpulist_parse(const char *s, int *cpus, int max)

@@ -17,7 +17,9 @@
 enum pn_bw_kind { PN_BW_READ, PN_BW_WRITE, PN_BW_WRITE_NT, PN_BW_COPY, PN_BW_TRIAD, PN_BW_NKINDS };
 const char *pn_bw_kind_name(enum pn_bw_kind k); /* "read", "write", "write_nt", "copy", "triad" */
 int pn_bw_kind_parse(const char *s, enum pn_bw_kind *k); /* 0 or -EINVAL */
-unsigned pn_bw_arrays(enum pn_bw_kind k);		  /* arrays the kernel uses: 1..3 */
+/* "read,copy" -> on[PN_BW_READ] = on[PN_BW_COPY] = true.  0 or -EINVAL. */
+int pn_bw_kinds_parse(const char *list, bool on[PN_BW_NKINDS]);
+unsigned pn_bw_arrays(enum pn_bw_kind k); /* arrays the kernel uses: 1..3 */
 /* Non-temporal stores are real on this build (x86 movntdq); else write_nt
  * falls back to regular stores and results must say so. */
 bool pn_bw_nt_native(void);
@@ -26,9 +28,9 @@ bool pn_bw_nt_native(void);
 
 struct pn_bw_job {
 	enum pn_bw_kind kind;
-	char *arr[3];	/* pn_bw_arrays(kind) arrays of `bytes` each (a = dst for copy/triad) */
-	size_t bytes;	/* per array, split into one slice per thread */
-	int nthreads;	/* 1..PN_BW_MAX_THREADS */
+	char *arr[3];	 /* pn_bw_arrays(kind) arrays of `bytes` each (a = dst for copy/triad) */
+	size_t bytes;	 /* per array, split into one slice per thread */
+	int nthreads;	 /* 1..PN_BW_MAX_THREADS */
 	const int *cpus; /* cpus[i] for thread i; -1 or NULL = not pinned */
 };
 
@@ -54,5 +56,13 @@ int pn_pin_thread(int cpu);
 /* Expand a kernel cpu list ("0-3,8") into cpus[]; returns the count (at most
  * max) or -EINVAL. */
 int pn_cpulist_parse(const char *s, int *cpus, int max);
+
+/* Drop the CPUs this thread may not run on (cgroup cpusets, taskset) from
+ * cpus[0..n); returns the new count. */
+int pn_cpus_allowed(int *cpus, int n);
+
+/* "0=38.4,2=19.2" -> v[0] = 38.4, v[2] = 19.2 (positive values, node ids
+ * < PN_MAX_NODES; other entries untouched).  "" is valid.  0 or -EINVAL. */
+int pn_node_values_parse(const char *s, double v[PN_MAX_NODES]);
 
 #endif /* PN_MEMBW_H */

@@ -20,7 +20,7 @@
 
 #include "nodebuf.h"
 
-#define HUGE_2M (2UL << 20)
+#define HUGE_2M	     (2UL << 20)
 #define VERIFY_BATCH 1024
 
 const char *pn_huge_name(enum pn_huge h)

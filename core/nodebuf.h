@@ -22,12 +22,12 @@ const char *pn_huge_name(enum pn_huge h); /* "none", "auto", "thp", "hugetlb" */
 
 struct pn_nodebuf {
 	void *addr;
-	size_t bytes;	 /* mapped length (rounded up to 2 MiB) */
-	int node;	 /* the node it is bound to (MPOL_BIND) */
+	size_t bytes;	   /* mapped length (rounded up to 2 MiB) */
+	int node;	   /* the node it is bound to (MPOL_BIND) */
 	enum pn_huge huge; /* what was used (never AUTO) */
 	/* census after pn_nodebuf_verify() */
 	uint64_t pages_on_node, pages_elsewhere, pages_unverified, base_pages;
-	uint64_t thp_bytes; /* AnonHugePages of the mapping (smaps), THP only */
+	uint64_t thp_bytes;   /* AnonHugePages of the mapping (smaps), THP only */
 	int first_other_node; /* a node where misplaced pages were found, -1 none */
 };
 

@@ -16,16 +16,16 @@
 #include <stdbool.h>
 
 enum pn_virt_kind {
-	PN_VIRT_NONE,	     /* no sign of a hypervisor */
-	PN_VIRT_HYPERVISOR,  /* hardware-assisted guest (KVM, Hyper-V, Xen, ...) */
-	PN_VIRT_EMULATED,    /* QEMU TCG or another pure emulator */
+	PN_VIRT_NONE,	    /* no sign of a hypervisor */
+	PN_VIRT_HYPERVISOR, /* hardware-assisted guest (KVM, Hyper-V, Xen, ...) */
+	PN_VIRT_EMULATED,   /* QEMU TCG or another pure emulator */
 };
 
 struct pn_virt {
 	enum pn_virt_kind kind;
-	char vendor[32];     /* "KVMKVMKVM", "TCGTCGTCGTCG", "Microsoft Hv", "" */
-	char product[64];    /* DMI product name or "" */
-	char evidence[256];  /* what was seen, "cpuid-hv-bit,cpuinfo-flag,dmi:QEMU" */
+	char vendor[32];    /* "KVMKVMKVM", "TCGTCGTCGTCG", "Microsoft Hv", "" */
+	char product[64];   /* DMI product name or "" */
+	char evidence[256]; /* what was seen, "cpuid-hv-bit,cpuinfo-flag,dmi:QEMU" */
 };
 
 /* use_cpuid: also ask the CPU (false when replaying a captured tree). */

@@ -204,9 +204,8 @@ static double chase_median(size_t bytes, struct pn_nodebuf *nb)
 	uint64_t hops;
 
 	assert_int_equal(pn_nodebuf_alloc(nb, 0, bytes, PN_HUGE_AUTO), 0);
-	assert_int_equal(pn_chase_build(&c, nb->addr, bytes, 128,
-					bytes >= 64 * PAGE ? 64 * PAGE : 0, 3),
-			 0);
+	assert_int_equal(
+		pn_chase_build(&c, nb->addr, bytes, 128, bytes >= 64 * PAGE ? 64 * PAGE : 0, 3), 0);
 	assert_int_equal(pn_cache_flush(nb->addr, bytes), 0);
 	hops = pn_chase_calibrate(&c, 20 * 1000 * 1000);
 	assert_int_equal(pn_chase_sample(&c, hops, s, PN_ARRAY_SIZE(s)), 0);

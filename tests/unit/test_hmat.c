@@ -61,11 +61,15 @@ static void test_qemu_hmat(void **state)
 		char rel[128];
 		uint64_t lat, bw;
 
-		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/access1/initiators/"
-					   "read_latency", tg);
+		snprintf(rel, sizeof(rel),
+			 "/sys/devices/system/node/node%d/access1/initiators/"
+			 "read_latency",
+			 tg);
 		lat = fixture_u64(rel);
-		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/access1/initiators/"
-					   "read_bandwidth", tg);
+		snprintf(rel, sizeof(rel),
+			 "/sys/devices/system/node/node%d/access1/initiators/"
+			 "read_bandwidth",
+			 tg);
 		bw = fixture_u64(rel);
 		for (int in = 0; in < 2; in++) {
 			const struct pn_hmat_cell *c = pn_hmat_cell(&h, in, tg);
@@ -172,8 +176,7 @@ static void link_node(const char *root, int target, int cls, int init)
 	assert_int_equal(symlink(to, path), 0);
 }
 
-static void access_values(const char *root, int target, int cls, const char *lat,
-			  const char *bw)
+static void access_values(const char *root, int target, int cls, const char *lat, const char *bw)
 {
 	static const char *const f[] = { "read_latency", "write_latency", "read_bandwidth",
 					 "write_bandwidth" };

@@ -144,15 +144,18 @@ static void test_read_order(void **state)
 	assert_int_equal(pn_llc_bytes(-1, &llc), 0);
 	assert_int_equal(pn_nodebuf_alloc(&small[0], 0, 16 * 1024, PN_HUGE_NONE), 0);
 	assert_int_equal(pn_nodebuf_alloc(&big[0], 0, (size_t)(4 * llc), PN_HUGE_AUTO), 0);
-	j = (struct pn_bw_job){ .kind = PN_BW_READ, .arr = { small[0].addr },
-				.bytes = 16 * 1024, .nthreads = 1, .cpus = &cpu0 };
+	j = (struct pn_bw_job){ .kind = PN_BW_READ,
+				.arr = { small[0].addr },
+				.bytes = 16 * 1024,
+				.nthreads = 1,
+				.cpus = &cpu0 };
 	assert_int_equal(pn_bw_measure(&j, 200, &rs), 0);
 	j.arr[0] = big[0].addr;
 	j.bytes = (size_t)(4 * llc);
 	assert_int_equal(pn_bw_measure(&j, 200, &rb), 0);
 	printf("read, 1 thread: 16 KiB %.2f GB/s, %llu MiB %.2f GB/s, ratio %.1f\n",
-	       rs.bytes_per_sec / 1e9, (unsigned long long)(4 * llc >> 20),
-	       rb.bytes_per_sec / 1e9, rs.bytes_per_sec / rb.bytes_per_sec);
+	       rs.bytes_per_sec / 1e9, (unsigned long long)(4 * llc >> 20), rb.bytes_per_sec / 1e9,
+	       rs.bytes_per_sec / rb.bytes_per_sec);
 	assert_true(rs.bytes_per_sec > rb.bytes_per_sec);
 	pn_nodebuf_free(&small[0]);
 	pn_nodebuf_free(&big[0]);
@@ -174,8 +177,9 @@ static void test_loaded_chase(void **state)
 	assert_int_equal(pn_nodebuf_alloc(&cb, 0, bytes, PN_HUGE_AUTO), 0);
 	assert_int_equal(pn_nodebuf_alloc(&lb, 0, bytes, PN_HUGE_AUTO), 0);
 	assert_int_equal(pn_chase_build(&c, cb.addr, bytes, 256, 64 * 4096, 9), 0);
-	struct pn_bw_job j = { .kind = PN_BW_READ, .arr = { lb.addr }, .bytes = bytes,
-			       .nthreads = 1, .cpus = &cpu1 };
+	struct pn_bw_job j = {
+		.kind = PN_BW_READ, .arr = { lb.addr }, .bytes = bytes, .nthreads = 1, .cpus = &cpu1
+	};
 	assert_int_equal(pn_pin_thread(0), 0);
 	assert_int_equal(pn_bw_start(&j, &l), 0);
 	assert_int_equal(pn_chase_sample(&c, 20000, s, PN_ARRAY_SIZE(s)), 0);
@@ -220,9 +224,12 @@ static void test_nodebuf_census(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names),	     cmocka_unit_test(test_cpulist),
-		cmocka_unit_test(test_kernels_move_data), cmocka_unit_test(test_bad_jobs),
-		cmocka_unit_test(test_read_order),   cmocka_unit_test(test_loaded_chase),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_cpulist),
+		cmocka_unit_test(test_kernels_move_data),
+		cmocka_unit_test(test_bad_jobs),
+		cmocka_unit_test(test_read_order),
+		cmocka_unit_test(test_loaded_chase),
 		cmocka_unit_test(test_nodebuf_census),
 	};
 
