@@ -166,14 +166,14 @@ uint64_t pn_chase_calibrate(struct pn_chase *c, uint64_t target_ns)
 int pn_cache_flush(const void *buf, size_t bytes)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	const char *p = (const char *)((uintptr_t)buf & ~(uintptr_t)63);
+	const char *p = (const char *)buf - ((uintptr_t)buf & 63);
 
 	for (; p < (const char *)buf + bytes; p += 64)
 		__asm__ volatile("clflush (%0)" : : "r"(p) : "memory");
 	__asm__ volatile("mfence" : : : "memory");
 	return 0;
 #elif defined(__aarch64__)
-	const char *p = (const char *)((uintptr_t)buf & ~(uintptr_t)63);
+	const char *p = (const char *)buf - ((uintptr_t)buf & 63);
 
 	for (; p < (const char *)buf + bytes; p += 64)
 		__asm__ volatile("dc civac, %0" : : "r"(p) : "memory");
@@ -221,7 +221,7 @@ int pn_chase_reference_ns(size_t bytes, size_t nsamples, uint64_t sample_ms, dou
 {
 	char *buf = aligned_alloc(4096, (bytes + 4095) & ~(size_t)4095);
 	struct pn_chase c;
-	struct pn_lat_stats st;
+	struct pn_lat_stats st = { 0 };
 	int ret;
 
 	if (!buf)

@@ -54,7 +54,7 @@ static int read_initiators(int target, int cls, struct pn_nodeset *out)
 		char *end;
 		long id;
 
-		if (strncmp(de->d_name, "node", 4) || !isdigit((unsigned char)de->d_name[4]))
+		if (strncmp(de->d_name, "node", 4) != 0 || !isdigit((unsigned char)de->d_name[4]))
 			continue;
 		id = strtol(de->d_name + 4, &end, 10);
 		if (!*end && id >= 0 && id < PN_MAX_NODES)

@@ -102,7 +102,7 @@ static uint64_t kind_factor(enum pn_bw_kind k)
 	return k == PN_BW_COPY ? 2 : k == PN_BW_TRIAD ? 3 : 1;
 }
 
-static uint64_t k_read(const char *a, size_t n)
+static uint64_t k_read(const void *a, size_t n)
 {
 	const v2u *p = (const v2u *)a;
 	v2u s0 = { 0 }, s1 = { 0 }, s2 = { 0 }, s3 = { 0 };
@@ -117,7 +117,7 @@ static uint64_t k_read(const char *a, size_t n)
 	return s0[0] + s0[1];
 }
 
-static void k_write(char *a, size_t n, uint64_t v)
+static void k_write(void *a, size_t n, uint64_t v)
 {
 	v2u *p = (v2u *)a, x = { v, v };
 
@@ -125,7 +125,7 @@ static void k_write(char *a, size_t n, uint64_t v)
 		p[i] = x;
 }
 
-static void k_write_nt(char *a, size_t n, uint64_t v)
+static void k_write_nt(void *a, size_t n, uint64_t v)
 {
 #if HAVE_NT
 	__m128i x = _mm_set1_epi64x((long long)v), *p = (__m128i *)a;
@@ -142,7 +142,7 @@ static void k_write_nt(char *a, size_t n, uint64_t v)
 #endif
 }
 
-static void k_copy(char *dst, const char *src, size_t n)
+static void k_copy(void *dst, const void *src, size_t n)
 {
 	v2u *d = (v2u *)dst;
 	const v2u *s = (const v2u *)src;
@@ -151,7 +151,7 @@ static void k_copy(char *dst, const char *src, size_t n)
 		d[i] = s[i];
 }
 
-static void k_triad(char *a, const char *b, const char *c, size_t n)
+static void k_triad(void *a, const void *b, const void *c, size_t n)
 {
 	v2d *x = (v2d *)a, q = { 3.0, 3.0 };
 	const v2d *y = (const v2d *)b, *z = (const v2d *)c;

@@ -78,18 +78,16 @@ static enum pn_huge resolve_huge(enum pn_huge want, int node, size_t bytes)
 /* An anonymous mapping of len bytes aligned to 2 MiB (THP can back it whole). */
 static void *map_aligned(size_t len)
 {
-	size_t over = len + HUGE_2M;
+	size_t over = len + HUGE_2M, head;
 	char *a = mmap(NULL, over, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t start;
 
 	if (a == MAP_FAILED)
 		return NULL;
-	start = ((uintptr_t)a + HUGE_2M - 1) & ~(uintptr_t)(HUGE_2M - 1);
-	if (start > (uintptr_t)a)
-		munmap(a, start - (uintptr_t)a);
-	if ((char *)start + len < a + over)
-		munmap((char *)start + len, (size_t)(a + over - ((char *)start + len)));
-	return (void *)start;
+	head = (HUGE_2M - ((uintptr_t)a & (HUGE_2M - 1))) & (HUGE_2M - 1);
+	if (head)
+		munmap(a, head);
+	munmap(a + head + len, over - head - len); /* over - head - len >= 1 page */
+	return a + head;
 }
 
 static int bind_node(void *addr, size_t len, int node)

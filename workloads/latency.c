@@ -15,9 +15,10 @@
  * other CPUs (MLC --loaded_latency).  A 16 KiB chase on the same CPU is the
  * L1 reference of each initiator.
  *
- * Buffers: each target's chase buffer stays mapped until teardown (it is
- * the census the runner explains node growth with); bandwidth arrays live
- * only while their target is measured and are not in the census.
+ * Buffers: every buffer (a chase buffer and three bandwidth arrays per
+ * target) stays mapped until teardown and is in the page census: the runner
+ * explains node growth, at the phase's peak too, with the census at the end,
+ * so memory freed earlier would look like general allocations.
  */
 #include <errno.h>
 #include <math.h>
@@ -108,8 +109,8 @@ struct lat_priv {
 	int ninit, ntarget;
 	struct lat_init *init;
 	int *targets;
-	struct pn_nodebuf *chase; /* per target, kept until teardown */
-	struct lat_cell *cells;	  /* ninit x ntarget */
+	struct pn_nodebuf *bufs; /* per target: chase + 3 bandwidth arrays, until teardown */
+	struct lat_cell *cells;	 /* ninit x ntarget */
 	struct pn_virt virt;
 	int t_matrix, t_bw, t_loaded;
 };
@@ -201,8 +202,8 @@ static int plan_sizes(struct pn_wl *w, struct lat_priv *p)
 		pn_warn("workload latency: size %llu is below 4x the LLC (%llu): cache hits "
 			"will lower the figures",
 			(unsigned long long)p->chase_bytes, (unsigned long long)llc);
-	need = p->chase_bytes * (uint64_t)p->ntarget +
-	       (p->bandwidth || p->loaded ? 3 : 0) * p->bw_bytes;
+	need = (p->chase_bytes + (p->bandwidth || p->loaded ? 3 : 0) * p->bw_bytes) *
+	       (uint64_t)p->ntarget;
 	ret = pn_mem_guard(need, w->max_mem_share > 0 ? w->max_mem_share : 0.5,
 			   "workload latency: buffers");
 	if (ret)
@@ -341,27 +342,36 @@ static int measure_loaded(struct pn_wl *w, struct lat_priv *p, struct lat_init *
 	return 0;
 }
 
-/* Everything measured against one target, from every initiator. */
-static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
+/* Map a buffer on the target, verify it page by page, add it to the census
+ * (it stays mapped until teardown: the runner explains node growth with it,
+ * at the phase's peak too). */
+static int take(struct pn_wl *w, const struct lat_priv *p, struct pn_nodebuf *b, int target,
+		uint64_t bytes)
 {
-	struct pn_nodebuf *cb = &p->chase[j], arr[3] = { 0 };
-	int target = p->targets[j], ret;
-	struct pn_chase c;
 	struct pn_nodeset one;
+	int ret = pn_nodebuf_alloc(b, target, bytes, p->huge);
 
-	ret = pn_nodebuf_alloc(cb, target, p->chase_bytes, p->huge);
 	if (ret)
 		return ret;
 	pn_nodeset_zero(&one);
 	pn_nodeset_set(&one, target);
-	w->res.explicit_pages += cb->bytes / 4096;
-	if ((ret = pn_nodebuf_verify(cb)) ||
-	    (ret = pn_placement_verify(cb->addr, cb->bytes, &one, &w->res)))
-		return ret;
-	ret = pn_chase_build(&c, cb->addr, cb->bytes, p->stride, p->window_bytes,
-			     p->seed + (uint64_t)j);
+	w->res.explicit_pages += b->bytes / 4096;
+	ret = pn_nodebuf_verify(b);
+	return ret ? ret : pn_placement_verify(b->addr, b->bytes, &one, &w->res);
+}
+
+/* Everything measured against one target, from every initiator. */
+static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
+{
+	struct pn_nodebuf *cb = &p->bufs[4 * j], *arr = cb + 1;
+	int target = p->targets[j], ret = take(w, p, cb, target, p->chase_bytes);
+	struct pn_chase c;
+
+	if (!ret)
+		ret = pn_chase_build(&c, cb->addr, cb->bytes, p->stride, p->window_bytes,
+				     p->seed + (uint64_t)j);
 	for (int a = 0; !ret && (p->bandwidth || p->loaded) && a < 3; a++)
-		ret = pn_nodebuf_alloc(&arr[a], target, p->bw_bytes, p->huge);
+		ret = take(w, p, &arr[a], target, p->bw_bytes);
 	for (int i = 0; !ret && i < p->ninit && !pn_wl_should_stop(w); i++) {
 		struct lat_init *li = &p->init[i];
 
@@ -374,8 +384,6 @@ static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 		if (!ret && p->loaded)
 			ret = measure_loaded(w, p, li, target, &c, arr);
 	}
-	for (int a = 0; a < 3; a++)
-		pn_nodebuf_free(&arr[a]);
 	return ret;
 }
 
@@ -454,7 +462,7 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 							      : hc->hwloc[PN_HW_LATENCY]),
 			 or_nan(dbw), ratio,
 			 pn_latency_class(ratio, c == loc, p->virt.kind == PN_VIRT_EMULATED),
-			 pn_huge_name(p->chase[j].huge), p->init[i].l1_ns);
+			 pn_huge_name(p->bufs[4 * j].huge), p->init[i].l1_ns);
 	if (p->virt.kind != PN_VIRT_EMULATED && p->init[i].l1_ns > 0)
 		pn_res_check(&w->res, "chase reaches memory",
 			     c->idle.median_ns > 2 * p->init[i].l1_ns, "workload",
@@ -476,11 +484,12 @@ static void report(struct pn_wl *w, struct lat_priv *p)
 	for (int j = 0; j < p->ntarget; j++) {
 		char name[64];
 
-		snprintf(name, sizeof(name), "chase buffer on node %d", p->targets[j]);
-		pn_res_check_eq(
-			&w->res, name, 0,
-			(int64_t)(p->chase[j].pages_elsewhere + p->chase[j].pages_unverified),
-			"pages elsewhere");
+		int64_t off = 0;
+
+		for (int b = 4 * j; b < 4 * j + 4; b++)
+			off += (int64_t)(p->bufs[b].pages_elsewhere + p->bufs[b].pages_unverified);
+		snprintf(name, sizeof(name), "buffers on node %d", p->targets[j]);
+		pn_res_check_eq(&w->res, name, 0, off, "pages elsewhere");
 	}
 	pn_hmat_free(&h);
 }
@@ -553,7 +562,7 @@ static int latency_run(struct pn_wl *w)
 	pn_virt_detect(&p->virt, !*pn_sysroot());
 	for (int i = 0; i < p->ninit; i++)
 		p->init[i].ncpus = pn_cpus_allowed(p->init[i].cpus, p->init[i].ncpus);
-	p->chase = pn_xcalloc((size_t)p->ntarget, sizeof(*p->chase));
+	p->bufs = pn_xcalloc(4 * (size_t)p->ntarget, sizeof(*p->bufs));
 	p->cells = pn_xcalloc((size_t)p->ninit * (size_t)p->ntarget, sizeof(*p->cells));
 	make_tables(w, p);
 	for (int i = 0; !ret && i < p->ninit; i++)
@@ -579,9 +588,9 @@ static void latency_teardown(struct pn_wl *w)
 
 	if (!p)
 		return;
-	for (int j = 0; p->chase && j < p->ntarget; j++)
-		pn_nodebuf_free(&p->chase[j]);
-	free(p->chase);
+	for (int b = 0; p->bufs && b < 4 * p->ntarget; b++)
+		pn_nodebuf_free(&p->bufs[b]);
+	free(p->bufs);
 	free(p->cells);
 	free(p->init);
 	free(p->targets);

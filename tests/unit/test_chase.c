@@ -192,7 +192,7 @@ static void test_llc_fixtures(void **state)
 	assert_int_equal(pn_llc_bytes(0, &b), -ENOENT);
 	pn_sysroot_set("");
 	assert_int_equal(pn_llc_bytes(-1, &b), 0);
-	assert_true(b >= 64 * 1024);
+	assert_true(b >= 64 * 1024UL);
 }
 
 /* Median ns per hop of a chase over `bytes` on node 0 (THP when offered). */
@@ -207,7 +207,7 @@ static double chase_median(size_t bytes, struct pn_nodebuf *nb)
 	assert_int_equal(
 		pn_chase_build(&c, nb->addr, bytes, 128, bytes >= 64 * PAGE ? 64 * PAGE : 0, 3), 0);
 	assert_int_equal(pn_cache_flush(nb->addr, bytes), 0);
-	hops = pn_chase_calibrate(&c, 20 * 1000 * 1000);
+	hops = pn_chase_calibrate(&c, 20ULL * 1000 * 1000);
 	assert_int_equal(pn_chase_sample(&c, hops, s, PN_ARRAY_SIZE(s)), 0);
 	pn_lat_stats(s + 1, PN_ARRAY_SIZE(s) - 1, &st); /* the first sample dropped */
 	assert_true(st.min_ns > 0);
@@ -224,7 +224,7 @@ static void test_latency_order(void **state)
 	pn_sysroot_set("");
 	assert_int_equal(pn_llc_bytes(-1, &llc), 0);
 	assert_int_equal(pn_pin_thread(0), 0);
-	l1 = chase_median(16 * 1024, &small);
+	l1 = chase_median(16 * 1024UL, &small);
 	mem = chase_median((size_t)(4 * llc), &big);
 	printf("chase on this host: 16 KiB %.2f ns/hop, %llu MiB (4x LLC, %s) %.2f ns/hop, "
 	       "ratio %.1f\n",

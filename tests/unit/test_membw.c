@@ -142,11 +142,11 @@ static void test_read_order(void **state)
 	(void)state;
 	pn_sysroot_set("");
 	assert_int_equal(pn_llc_bytes(-1, &llc), 0);
-	assert_int_equal(pn_nodebuf_alloc(&small[0], 0, 16 * 1024, PN_HUGE_NONE), 0);
+	assert_int_equal(pn_nodebuf_alloc(&small[0], 0, 16 * 1024UL, PN_HUGE_NONE), 0);
 	assert_int_equal(pn_nodebuf_alloc(&big[0], 0, (size_t)(4 * llc), PN_HUGE_AUTO), 0);
 	j = (struct pn_bw_job){ .kind = PN_BW_READ,
 				.arr = { small[0].addr },
-				.bytes = 16 * 1024,
+				.bytes = 16 * 1024UL,
 				.nthreads = 1,
 				.cpus = &cpu0 };
 	assert_int_equal(pn_bw_measure(&j, 200, &rs), 0);
@@ -176,7 +176,7 @@ static void test_loaded_chase(void **state)
 		skip();
 	assert_int_equal(pn_nodebuf_alloc(&cb, 0, bytes, PN_HUGE_AUTO), 0);
 	assert_int_equal(pn_nodebuf_alloc(&lb, 0, bytes, PN_HUGE_AUTO), 0);
-	assert_int_equal(pn_chase_build(&c, cb.addr, bytes, 256, 64 * 4096, 9), 0);
+	assert_int_equal(pn_chase_build(&c, cb.addr, bytes, 256, 64 * 4096UL, 9), 0);
 	struct pn_bw_job j = {
 		.kind = PN_BW_READ, .arr = { lb.addr }, .bytes = bytes, .nthreads = 1, .cpus = &cpu1
 	};
