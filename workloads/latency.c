@@ -147,8 +147,10 @@ static int plan_initiators(struct pn_wl *w, struct lat_priv *p)
 		struct lat_init *li = &p->init[i];
 
 		if (!ni || ni->ncpus <= 0)
-			return pn_error(-EINVAL, "workload latency: initiator node %d has no CPUs",
-					n);
+			return pn_error(
+				-EINVAL,
+				"workload latency: initiator node %d does not exist or has no CPUs",
+				n);
 		li->node = n;
 		li->ncpus = pn_cpulist_parse(ni->cpulist, li->cpus, MAX_CPUS);
 		if (li->ncpus <= 0)
@@ -172,8 +174,10 @@ static int plan_targets(struct pn_wl *w, struct lat_priv *p)
 		const struct pn_node_info *ni = pn_topology_node(w->topo, n);
 
 		if (!ni || !(ni->has_memory || ni->has_private_memory))
-			return pn_error(-EINVAL, "workload latency: target node %d has no memory",
-					n);
+			return pn_error(
+				-EINVAL,
+				"workload latency: target node %d does not exist or has no memory",
+				n);
 		p->targets[i++] = n;
 	}
 	p->ntarget = i;
@@ -249,7 +253,10 @@ static int latency_setup(struct pn_wl *w)
 	if (strcmp(thr, "all") != 0) {
 		p->nthr_list = pn_cpulist_parse(thr, p->thr_list, (int)PN_ARRAY_SIZE(p->thr_list));
 		if (p->nthr_list <= 0 || p->thr_list[0] < 1)
-			return pn_error(-EINVAL, "workload latency: bw_threads \"%s\"", thr);
+			return pn_error(-EINVAL,
+					"workload latency: bw_threads \"%s\" is not \"all\" or a "
+					"list of counts >= 1",
+					thr);
 	}
 	if ((ret = plan_initiators(w, p)) || (ret = plan_targets(w, p)))
 		return ret;
@@ -363,7 +370,7 @@ static int take(struct pn_wl *w, const struct lat_priv *p, struct pn_nodebuf *b,
 /* Everything measured against one target, from every initiator. */
 static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 {
-	struct pn_nodebuf *cb = &p->bufs[4 * j], *arr = cb + 1;
+	struct pn_nodebuf *cb = &p->bufs[4 * (size_t)j], *arr = cb + 1;
 	int target = p->targets[j], ret = take(w, p, cb, target, p->chase_bytes);
 	struct pn_chase c;
 
@@ -377,8 +384,9 @@ static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 
 		if (!li->ncpus || (ret = pn_pin_thread(li->cpus[0])))
 			continue;
-		ret = chase_stats(p, &c, &p->cells[i * p->ntarget + j].idle);
-		p->cells[i * p->ntarget + j].measured = !ret;
+		ret = chase_stats(p, &c,
+				  &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].idle);
+		p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].measured = !ret;
 		if (!ret && p->bandwidth)
 			ret = measure_bw(w, p, li, target, arr);
 		if (!ret && p->loaded)
@@ -394,7 +402,7 @@ static const struct lat_cell *local_cell(const struct pn_wl *w, const struct lat
 	const struct lat_cell *best = NULL;
 
 	for (int j = 0; j < p->ntarget; j++) {
-		const struct lat_cell *c = &p->cells[i * p->ntarget + j];
+		const struct lat_cell *c = &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j];
 		int t = p->targets[j];
 
 		if (!c->measured || pn_nodeset_test(&w->roles->private_nodes, t))
@@ -434,7 +442,8 @@ static double or_nan(uint64_t v)
 static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat_table *h, int t,
 		       int i, int j)
 {
-	const struct lat_cell *c = &p->cells[i * p->ntarget + j], *loc = local_cell(w, p, i);
+	const struct lat_cell *c = &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j],
+			      *loc = local_cell(w, p, i);
 	const struct pn_hmat_cell *hc = pn_hmat_cell(h, p->init[i].node, p->targets[j]);
 	static const struct pn_hmat_cell none;
 	const char *src = "", *bsrc = "";
@@ -462,7 +471,7 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 							      : hc->hwloc[PN_HW_LATENCY]),
 			 or_nan(dbw), ratio,
 			 pn_latency_class(ratio, c == loc, p->virt.kind == PN_VIRT_EMULATED),
-			 pn_huge_name(p->bufs[4 * j].huge), p->init[i].l1_ns);
+			 pn_huge_name(p->bufs[4 * (size_t)j].huge), p->init[i].l1_ns);
 	if (p->virt.kind != PN_VIRT_EMULATED && p->init[i].l1_ns > 0)
 		pn_res_check(&w->res, "chase reaches memory",
 			     c->idle.median_ns > 2 * p->init[i].l1_ns, "workload",
@@ -479,7 +488,7 @@ static void report(struct pn_wl *w, struct lat_priv *p)
 		memset(&h, 0, sizeof(h));
 	for (int i = 0; t >= 0 && i < p->ninit; i++)
 		for (int j = 0; j < p->ntarget; j++)
-			if (p->cells[i * p->ntarget + j].measured)
+			if (p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].measured)
 				matrix_row(w, p, &h, t, i, j);
 	for (int j = 0; j < p->ntarget; j++) {
 		char name[64];
