@@ -116,11 +116,15 @@ void pn_node_acct_sample(struct pn_node_acct *a, const struct pn_node_read *r)
 void pn_general_at(const struct pn_node_read *before, const struct pn_node_read *now,
 		   int64_t explained, struct pn_general *g)
 {
-	g->total = 0;
+	g->total = g->net = 0;
 	for (int k = 0; k < PN_NKINDS; k++) {
-		g->by_kind[k] = now->kinds[k] - before->kinds[k];
+		int64_t d = now->kinds[k] - before->kinds[k];
+
 		if (k == PN_KIND_ANON)
-			g->by_kind[k] -= explained;
+			d -= explained;
+		g->net += d;
+		/* A kind that shrank cannot hide one that grew. */
+		g->by_kind[k] = d > 0 ? d : 0;
 		g->total += g->by_kind[k];
 	}
 	g->t_ns = now->t_ns;
@@ -174,8 +178,8 @@ static cJSON *general_json(const struct pn_general *g, const struct pn_node_read
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddNumberToObject(o, "total", (double)(g->total > 0 ? g->total : 0));
-	cJSON_AddNumberToObject(o, "signed_total", (double)g->total);
+	cJSON_AddNumberToObject(o, "total", (double)g->total);
+	cJSON_AddNumberToObject(o, "net_pages", (double)g->net);
 	for (int i = 0; i < PN_NKINDS; i++)
 		cJSON_AddNumberToObject(o, pn_kind_names[i], (double)g->by_kind[i]);
 	cJSON_AddStringToObject(o, "moment", g->at_peak ? "peak" : "end");

@@ -12,9 +12,11 @@
  * explicit pages there (their move_pages census), by kind (explicit pages
  * are anonymous), taken at the end of the phase and at every sampled moment;
  * the moment with the most general pages wins (a transient allocation still
- * counts).  Kinds are signed: a kind that shrank shows as negative and the
- * total is their exact sum.  Explicit pages only grow during a phase, so
- * comparing a mid-phase moment with the final census never blames them.
+ * counts).  General pages by kind are each kind's growth beyond the explained
+ * pages, never negative, and the total is their exact sum: page cache that
+ * was reclaimed cannot hide slab that arrived.  The signed net growth is kept
+ * beside it.  Explicit pages only grow during a phase, so comparing a
+ * mid-phase moment with the final census never blames them.
  */
 #ifndef PN_ACCOUNT_H
 #define PN_ACCOUNT_H
@@ -55,8 +57,9 @@ void pn_node_read_from(const struct pn_nodemem *m, int64_t pcp_pages, long page_
 		       struct pn_node_read *out);
 
 struct pn_general {
-	int64_t total; /* sum of by_kind */
-	int64_t by_kind[PN_NKINDS];
+	int64_t total;		    /* sum of by_kind */
+	int64_t by_kind[PN_NKINDS]; /* growth of each kind beyond explained pages, >= 0 */
+	int64_t net;		    /* signed: growth - explained, kinds that shrank included */
 	uint64_t t_ns;
 	bool at_peak; /* the moment was a sample during the phase, not the end */
 };

@@ -48,7 +48,8 @@ static int census_range(pid_t pid, uintptr_t lo, uintptr_t hi, long ps, int64_t 
 	return 0;
 }
 
-static int census(pid_t pid, int64_t *pages)
+/* Pages per node of pid's mappings, all and anonymous only (inode 0). */
+static int census(pid_t pid, int64_t *pages, int64_t *anon)
 {
 	char rel[64], line[512];
 	long ps = sysconf(_SC_PAGESIZE);
@@ -63,29 +64,33 @@ static int census(pid_t pid, int64_t *pages)
 	if (!f)
 		return -errno;
 	memset(pages, 0, PN_MAX_NODES * sizeof(*pages));
+	memset(anon, 0, PN_MAX_NODES * sizeof(*anon));
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long lo, hi;
+		unsigned long lo, hi, inode = 1;
 
 		/* Long lines (paths) are continued by further fgets calls; only
 		 * lines that start with a range are ranges. */
-		if (sscanf(line, "%lx-%lx ", &lo, &hi) != 2 || hi <= lo)
+		if (sscanf(line, "%lx-%lx %*s %*x %*x:%*x %lu", &lo, &hi, &inode) < 2 || hi <= lo)
 			continue;
 		if (strstr(line, "[vsyscall]"))
 			continue;
-		ret = census_range(pid, lo, hi, ps > 0 ? ps : 4096, pages);
+		ret = census_range(pid, lo, hi, ps > 0 ? ps : 4096, inode ? pages : anon);
 		if (ret)
 			break;
 	}
+	for (int n = 0; n < PN_MAX_NODES; n++)
+		pages[n] += anon[n];
 	fclose(f);
 	return ret;
 }
 
 void pn_exec_sample(struct pn_exec_state *x)
 {
-	int64_t *pages = pn_xcalloc(PN_MAX_NODES, sizeof(*pages));
+	int64_t *pages = pn_xcalloc(2 * PN_MAX_NODES, sizeof(*pages));
 
-	if (census(x->pid, pages) == 0) {
+	if (census(x->pid, pages, pages + PN_MAX_NODES) == 0) {
 		memcpy(x->last_pages, pages, sizeof(x->last_pages));
+		memcpy(x->last_anon_pages, pages + PN_MAX_NODES, sizeof(x->last_anon_pages));
 		for (int n = 0; n < PN_MAX_NODES; n++)
 			if (pages[n] > x->peak_pages[n])
 				x->peak_pages[n] = pages[n];
@@ -191,6 +196,13 @@ cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x)
 			continue;
 		snprintf(key, sizeof(key), "%d", n);
 		cJSON_AddNumberToObject(pn, key, (double)x->last_pages[n]);
+	}
+	pn = cJSON_AddObjectToObject(ej, "last_anon_pages_per_node");
+	for (int n = 0; n < PN_MAX_NODES; n++) {
+		if (!x->last_anon_pages[n])
+			continue;
+		snprintf(key, sizeof(key), "%d", n);
+		cJSON_AddNumberToObject(pn, key, (double)x->last_anon_pages[n]);
 	}
 	pn = cJSON_AddObjectToObject(ej, "peak_pages_per_node");
 	for (int n = 0; n < PN_MAX_NODES; n++) {

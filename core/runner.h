@@ -62,6 +62,7 @@ struct pn_exec_state {
 	bool exit_census;  /* ptrace stops it at exit */
 	bool exit_sampled; /* the last census was taken at exit */
 	int64_t last_pages[PN_MAX_NODES]; /* last census of its mappings */
+	int64_t last_anon_pages[PN_MAX_NODES]; /* of that, anonymous mappings */
 	int64_t peak_pages[PN_MAX_NODES];
 	int samples;
 	const char *method; /* "move_pages" */

@@ -416,46 +416,59 @@ int pn_nodeset_format(const struct pn_nodeset *s, char *buf, size_t len)
 
 /* ---- sizes and durations ---- */
 
+/* Exact decimal arithmetic (no strtod): "9007199254740993" and
+ * "18446744073709551615" are those numbers, "1.3K" is not a whole number of
+ * bytes, and a value above UINT64_MAX is -ERANGE instead of a rounded double. */
+static int size_shift(char u)
+{
+	static const char units[] = "KMGTP"; /* binary: 2^10 .. 2^50 */
+	const char *p = u ? strchr(units, toupper((unsigned char)u)) : NULL;
+
+	return p ? 10 * (int)(p - units + 1) : 0;
+}
+
 int pn_parse_size(const char *s, uint64_t *bytes)
 {
-	char *end;
-	double v;
-	double mult = 1;
+	unsigned __int128 whole = 0, frac = 0, scale = 1, v;
+	int shift, nfrac = 0;
 
 	if (!s || !isdigit((unsigned char)*s))
 		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || !isfinite(v) || v < 0)
-		return -EINVAL;
-	switch (toupper((unsigned char)*end)) {
-	case 'K':
-		mult = 1024.0;
-		end++;
-		break;
-	case 'M':
-		mult = 1024.0 * 1024;
-		end++;
-		break;
-	case 'G':
-		mult = 1024.0 * 1024 * 1024;
-		end++;
-		break;
-	case 'T':
-		mult = 1024.0 * 1024 * 1024 * 1024;
-		end++;
-		break;
-	default: break;
+	for (; isdigit((unsigned char)*s); s++) {
+		whole = whole * 10 + (unsigned)(*s - '0');
+		if (whole > UINT64_MAX)
+			return -ERANGE;
 	}
-	if (mult > 1 && *end == 'i')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	if (*end)
+	if (*s == '.') {
+		if (!isdigit((unsigned char)*++s))
+			return -EINVAL;
+		for (; isdigit((unsigned char)*s); s++) {
+			if (nfrac++ >= 18) { /* beyond 18 digits only zeros are exact */
+				if (*s != '0')
+					return -EINVAL;
+				continue;
+			}
+			frac = frac * 10 + (unsigned)(*s - '0');
+			scale *= 10;
+		}
+	}
+	shift = size_shift(*s);
+	if (shift) {
+		s++;
+		if (*s == 'i')
+			s++;
+	}
+	if (*s == 'B' || *s == 'b')
+		s++;
+	if (*s)
 		return -EINVAL;
-	v *= mult;
-	if (v > 18446744073709549568.0 || v != floor(v))
-		return -EINVAL;
+	/* whole < 2^64, shift <= 50, frac < 10^18 < 2^60: no product overflows */
+	frac <<= shift;
+	if (frac % scale)
+		return -EINVAL; /* not a whole number of bytes */
+	v = (whole << shift) + frac / scale;
+	if (v > UINT64_MAX)
+		return -ERANGE;
 	*bytes = (uint64_t)v;
 	return 0;
 }

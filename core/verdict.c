@@ -26,44 +26,81 @@ static const char *str_of(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
+			const char *workload, const char *name, const char *expected,
+			const char *observed)
+{
+	cJSON *f = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(f, "point", cJSON_GetObjectItem(pt, "index")->valuedouble);
+	cJSON_AddNumberToObject(f, "iteration", cJSON_GetObjectItem(it, "index")->valuedouble);
+	cJSON_AddStringToObject(f, "phase", str_of(ph, "name"));
+	cJSON_AddStringToObject(f, "workload", workload);
+	cJSON_AddStringToObject(f, "name", name);
+	cJSON_AddStringToObject(f, "expected", expected);
+	cJSON_AddStringToObject(f, "observed", observed);
+	cJSON_AddItemToArray(failures, f);
+}
+
+static const char *exec_observed(const cJSON *ex)
+{
+	static __thread char buf[64];
+	const cJSON *code = cJSON_GetObjectItem(ex, "exit_code");
+	const cJSON *sig = cJSON_GetObjectItem(ex, "signal");
+
+	if (cJSON_IsNumber(code))
+		snprintf(buf, sizeof(buf), "exit %d", code->valueint);
+	else
+		snprintf(buf, sizeof(buf), "signal %d", cJSON_IsNumber(sig) ? sig->valueint : 0);
+	return buf;
+}
+
 /* Walk every workload's checks; failures are listed with where they came from. */
+struct tally {
+	int total, failed;
+	cJSON *failures;
+};
+
+/* The checks of one phase: its workloads' and, with --exec, the command's
+ * exit status (perf stat users see the command's failure). */
+static void phase_checks(struct tally *t, const cJSON *pt, const cJSON *it, const cJSON *ph)
+{
+	const cJSON *wl, *ck, *ex = cJSON_GetObjectItem(ph, "exec");
+
+	cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads")) {
+		cJSON_ArrayForEach (ck, cJSON_GetObjectItem(wl, "checks")) {
+			t->total++;
+			if (cJSON_IsTrue(cJSON_GetObjectItem(ck, "pass")))
+				continue;
+			t->failed++;
+			add_failure(t->failures, pt, it, ph, str_of(wl, "workload"), str_of(ck, "name"),
+				    str_of(ck, "expected"), str_of(ck, "observed"));
+		}
+	}
+	if (!ex)
+		return;
+	t->total++;
+	if (cJSON_IsNumber(cJSON_GetObjectItem(ex, "exit_code")) &&
+	    cJSON_GetObjectItem(ex, "exit_code")->valueint == 0)
+		return;
+	t->failed++;
+	add_failure(t->failures, pt, it, ph, "--exec", "command exit status", "exit 0",
+		    exec_observed(ex));
+}
+
 static void collect_checks(const struct run *r, cJSON *out)
 {
-	cJSON *failures = cJSON_CreateArray(), *pt, *it, *ph, *wl, *ck;
-	int total = 0, failed = 0;
+	struct tally t = { 0, 0, cJSON_CreateArray() };
+	const cJSON *pt, *it, *ph;
 
 	cJSON_ArrayForEach (pt, r->points_json)
 		cJSON_ArrayForEach (it, cJSON_GetObjectItem(pt, "iterations"))
 			cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases"))
-				cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads"))
-					cJSON_ArrayForEach (ck, cJSON_GetObjectItem(wl, "checks")) {
-						cJSON *f;
-
-						total++;
-						if (cJSON_IsTrue(cJSON_GetObjectItem(ck, "pass")))
-							continue;
-						failed++;
-						f = cJSON_CreateObject();
-						cJSON_AddNumberToObject(
-							f, "point",
-							cJSON_GetObjectItem(pt, "index")->valuedouble);
-						cJSON_AddNumberToObject(
-							f, "iteration",
-							cJSON_GetObjectItem(it, "index")->valuedouble);
-						cJSON_AddStringToObject(f, "phase", str_of(ph, "name"));
-						cJSON_AddStringToObject(f, "workload",
-									str_of(wl, "workload"));
-						cJSON_AddStringToObject(f, "name", str_of(ck, "name"));
-						cJSON_AddStringToObject(f, "expected",
-									str_of(ck, "expected"));
-						cJSON_AddStringToObject(f, "observed",
-									str_of(ck, "observed"));
-						cJSON_AddItemToArray(failures, f);
-					}
-	cJSON_AddNumberToObject(out, "total", total);
-	cJSON_AddNumberToObject(out, "passed", total - failed);
-	cJSON_AddNumberToObject(out, "failed", failed);
-	cJSON_AddItemToObject(out, "failures", failures);
+				phase_checks(&t, pt, it, ph);
+	cJSON_AddNumberToObject(out, "total", t.total);
+	cJSON_AddNumberToObject(out, "passed", t.total - t.failed);
+	cJSON_AddNumberToObject(out, "failed", t.failed);
+	cJSON_AddItemToObject(out, "failures", t.failures);
 }
 
 __attribute__((format(printf, 2, 3))) static void reason(cJSON *reasons, const char *fmt, ...)

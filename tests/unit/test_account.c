@@ -144,6 +144,23 @@ static void test_peak_is_one_moment(void **state)
 	pn_node_acct_free(&a);
 }
 
+/* Page cache reclaimed while slab arrived: the slab is general, the net is
+ * negative, and the kinds still add up to the total. */
+static void test_shrink_does_not_hide(void **state)
+{
+	struct pn_node_acct a = { .node = 1, .is_private = true };
+
+	(void)state;
+	a.before = rd(MB(20), MB(1), 300 * PS, 0, 0, 1);
+	a.after = rd(MB(20) - 100 * PS, MB(1), 0, 200 * PS, 0, 2);
+	pn_node_acct_compute(&a);
+	assert_int_equal(a.general.total, 200);
+	assert_int_equal(a.general.by_kind[PN_KIND_SLAB], 200);
+	assert_int_equal(a.general.by_kind[PN_KIND_FILE], 0);
+	assert_int_equal(a.general.net, -100);
+	assert_int_equal(kind_sum(&a.general), a.general.total);
+}
+
 /* Mid-phase, explicit pages are still arriving: never blamed. */
 static void test_peak_never_blames_explicit(void **state)
 {
@@ -192,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_known_leak),
 		cmocka_unit_test(test_explained),
 		cmocka_unit_test(test_peak_is_one_moment),
+		cmocka_unit_test(test_shrink_does_not_hide),
 		cmocka_unit_test(test_peak_never_blames_explicit),
 		cmocka_unit_test(test_live),
 	};
