@@ -10,6 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 
 #include "chase.h"
 
@@ -233,6 +239,36 @@ int pn_chase_reference_ns(size_t bytes, size_t nsamples, uint64_t sample_ms, dou
 		*ns = st.median_ns;
 	free(buf);
 	return ret;
+}
+
+void pn_prefetch_state(int cpu, char *buf, size_t len)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	uint64_t v = 0;
+	char path[64];
+	int fd;
+
+	__cpuid(0, a, b, c, d);
+	if (b != 0x756e6547 || d != 0x49656e69 || c != 0x6c65746e) { /* "GenuineIntel" */
+		snprintf(buf, len, "not controlled (not an Intel CPU: no MSR 0x1A4)");
+		return;
+	}
+	snprintf(path, sizeof(path), "/dev/cpu/%d/msr", cpu < 0 ? 0 : cpu);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &v, sizeof(v), 0x1a4) != (ssize_t)sizeof(v))
+		snprintf(buf, len, "unknown (%s unreadable: root and the msr module needed)", path);
+	else
+		snprintf(buf, len, "MSR 0x1A4 = %#llx (%s)", (unsigned long long)v,
+			 (v & 0xf) == 0	    ? "all four on"
+			 : (v & 0xf) == 0xf ? "all four off"
+					    : "some off");
+	if (fd >= 0)
+		close(fd);
+#else
+	(void)cpu;
+	snprintf(buf, len, "not controlled (no known prefetcher control here)");
+#endif
 }
 
 /* "32K", "1024K", "8M" as the kernel writes cache sizes. */

@@ -82,6 +82,15 @@ void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s);
  * cpu < 0 = cpu0).  Returns 0 and *bytes, or -ENOENT. */
 int pn_llc_bytes(int cpu, uint64_t *bytes);
 
+/*
+ * What is known of the hardware prefetchers of `cpu`, for the results: on
+ * Intel, MSR 0x1A4 (bits 0-3 set = L2 stream, L2 adjacent line, L1 next
+ * line, L1 IP prefetcher disabled) when /dev/cpu/N/msr is readable (root,
+ * the msr module); otherwise why it is unknown.  The chase does not need
+ * them off: its random windows defeat them (multichase).
+ */
+void pn_prefetch_state(int cpu, char *buf, size_t len);
+
 /* Monotonic raw clock in ns (unaffected by NTP slewing). */
 uint64_t pn_now_raw_ns(void);
 

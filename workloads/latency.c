@@ -4,21 +4,13 @@
  * loaded latency from every CPU node to every memory node, private nodes
  * included, beside what the firmware declares (HMAT via sysfs and hwloc).
  *
- * Method (google/multichase, Intel MLC, the MICRO'23 CXL study): a
- * single-cycle pointer chase over >= 4x the LLC, random inside windows of
- * >= 64 pages, stride >= 128 B, the buffer MPOL_BIND to the target with
- * hugetlb or THP (recorded), placement verified with move_pages, the cache
- * flushed, the thread pinned to the initiator's first CPU, the first sample
- * dropped, min/median/p99 of the rest (CLOCK_MONOTONIC_RAW).  Bandwidth:
- * read, write, non-temporal write, copy, triad with 1..N pinned threads.
- * Loaded latency: the chase with 0..N-1 load threads on the initiator's
- * other CPUs (MLC --loaded_latency).  A 16 KiB chase on the same CPU is the
- * L1 reference of each initiator.
- *
- * Buffers: every buffer (a chase buffer and three bandwidth arrays per
- * target) stays mapped until teardown and is in the page census: the runner
- * explains node growth, at the phase's peak too, with the census at the end,
- * so memory freed earlier would look like general allocations.
+ * Method (multichase, Intel MLC, MICRO'23): core/chase.h, pinned to the
+ * initiator's first CPU, buffers MPOL_BIND to the target with huge pages
+ * (core/nodebuf.h); bandwidth kernels with 1..N pinned threads and the
+ * loaded-latency curve with 0..N-1 load threads (core/membw.h); declared
+ * values from core/hmat.h.  A 16 KiB chase is each initiator's L1 reference.
+ * Every buffer stays mapped until teardown and is in the page census: the
+ * runner explains growth at the phase's peak with the census at the end.
  */
 #include <errno.h>
 #include <math.h>
@@ -47,10 +39,8 @@ static const struct pn_opt latency_opts[] = {
 	{ "initiators", PN_OPT_STRING, "cpus",
 	  "CPU nodes to measure from: \"cpus\" (every node with CPUs) or a node list", NULL, 0, 0 },
 	{ "targets", PN_OPT_NODES, "all", "memory nodes to measure", NULL, 0, 0 },
-	{ "size", PN_OPT_SIZE, "0", "chase buffer per target; 0 = max(4x LLC, 64M)", NULL, 0,
-	  1125899906842624.0 },
-	{ "stride", PN_OPT_INT, "256", "bytes between chase elements (a power of two)", NULL, 128,
-	  4096 },
+	{ "size", PN_OPT_SIZE, "0", "chase bytes per target; 0 = max(4x LLC, 64M)", NULL, 0, 1e15 },
+	{ "stride", PN_OPT_INT, "256", "bytes between chase elements, 2^k", NULL, 128, 4096 },
 	{ "window_pages", PN_OPT_INT, "64", "4 KiB pages per random window", NULL, 64, 65536 },
 	{ "samples", PN_OPT_INT, "11", "chase samples; the first is dropped", NULL, 6, 10000 },
 	{ "sample_ms", PN_OPT_DURATION, "20ms", "length of one chase sample", NULL, 1, 10000 },
@@ -60,10 +50,8 @@ static const struct pn_opt latency_opts[] = {
 	  "comma list of read, write, write_nt, copy, triad", NULL, 0, 0 },
 	{ "bw_threads", PN_OPT_STRING, "all",
 	  "thread counts: \"all\" (1..CPUs of the initiator) or a list \"1,2,4\"", NULL, 0, 0 },
-	{ "bw_size", PN_OPT_SIZE, "0", "bytes per bandwidth array; 0 = max(4x LLC, 64M)", NULL, 0,
-	  1125899906842624.0 },
-	{ "bw_ms", PN_OPT_DURATION, "300ms", "length of one bandwidth measurement", NULL, 10,
-	  600000 },
+	{ "bw_size", PN_OPT_SIZE, "0", "bytes per bandwidth array; 0 = as size", NULL, 0, 1e15 },
+	{ "bw_ms", PN_OPT_DURATION, "300ms", "one bandwidth measurement", NULL, 10, 600000 },
 	{ "loaded", PN_OPT_BOOL, "true", "the loaded-latency curve", NULL, 0, 0 },
 	{ "load_kernel", PN_OPT_STRING, "read", "kernel of the load threads", NULL, 0, 0 },
 	{ "theoretical_gbps", PN_OPT_STRING, "",
@@ -263,11 +251,6 @@ static int latency_setup(struct pn_wl *w)
 	return plan_sizes(w, p);
 }
 
-static int chase_stats(struct lat_priv *p, struct pn_chase *c, struct pn_lat_stats *st)
-{
-	return pn_chase_measure(c, (size_t)p->samples, p->sample_ms, st);
-}
-
 static void bw_job(struct pn_bw_job *j, enum pn_bw_kind k, struct pn_nodebuf *arr, size_t bytes,
 		   const int *cpus, int n)
 {
@@ -335,7 +318,7 @@ static int measure_loaded(struct pn_wl *w, struct lat_priv *p, struct lat_init *
 				return pn_error(ret, "workload latency: load threads: %s",
 						strerror(-ret));
 		}
-		ret = chase_stats(p, c, &st);
+		ret = pn_chase_measure(c, (size_t)p->samples, p->sample_ms, &st);
 		if (l)
 			pn_bw_stop(l, &r);
 		if (ret)
@@ -384,8 +367,8 @@ static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 
 		if (!li->ncpus || (ret = pn_pin_thread(li->cpus[0])))
 			continue;
-		ret = chase_stats(p, &c,
-				  &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].idle);
+		ret = pn_chase_measure(&c, (size_t)p->samples, p->sample_ms,
+				       &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].idle);
 		p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].measured = !ret;
 		if (!ret && p->bandwidth)
 			ret = measure_bw(w, p, li, target, arr);
@@ -543,9 +526,11 @@ static void make_tables(struct pn_wl *w, struct lat_priv *p)
 
 static void notes(struct pn_wl *w, struct lat_priv *p)
 {
-	char thp[32];
+	char thp[32], pf[128];
 
 	pn_thp_mode(thp, sizeof(thp));
+	pn_prefetch_state(p->init[0].ncpus ? p->init[0].cpus[0] : 0, pf, sizeof(pf));
+	pn_res_note(&w->res, "hardware prefetchers: %s", pf);
 	pn_res_note(&w->res, "virtualization: %s (%s)%s", pn_virt_kind_name(p->virt.kind),
 		    *p->virt.evidence ? p->virt.evidence : "no evidence",
 		    p->virt.kind == PN_VIRT_EMULATED
@@ -574,13 +559,13 @@ static int latency_run(struct pn_wl *w)
 	p->bufs = pn_xcalloc(4 * (size_t)p->ntarget, sizeof(*p->bufs));
 	p->cells = pn_xcalloc((size_t)p->ninit * (size_t)p->ntarget, sizeof(*p->cells));
 	make_tables(w, p);
-	for (int i = 0; !ret && i < p->ninit; i++)
-		if (p->init[i].ncpus && !(ret = pn_pin_thread(p->init[i].cpus[0])))
-			ret = pn_chase_reference_ns(L1_REF_BYTES, (size_t)p->samples, p->sample_ms,
-						    &p->init[i].l1_ns);
 	for (int i = 0; !ret && i < p->ninit; i++) {
 		char lab[16];
 
+		if (!p->init[i].ncpus || (ret = pn_pin_thread(p->init[i].cpus[0])) ||
+		    (ret = pn_chase_reference_ns(L1_REF_BYTES, (size_t)p->samples, p->sample_ms,
+						 &p->init[i].l1_ns)))
+			continue;
 		snprintf(lab, sizeof(lab), "src=%d", p->init[i].node);
 		pn_wl_metric(w, "l1_latency_ns", lab, p->init[i].l1_ns);
 	}
