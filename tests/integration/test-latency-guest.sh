@@ -5,7 +5,8 @@
 # (initiator, target) pair, the declared value sits beside each measured
 # one where the kernel exposes it (best initiators only), every row is
 # marked meaningless because the guest is emulated, and every chase buffer
-# is on its node.  Prints the matrix.  TAP output.
+# is on its node.  Prints the matrix.  TAP output.  PNBENCH_KEEP=DIR keeps
+# the console log and run.json.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
@@ -30,6 +31,9 @@ timeout -s KILL 600 qemu-system-x86_64 -accel tcg -cpu qemu64 "${PN_HMAT_QEMU_AR
 	-append "console=ttyS0,115200 quiet panic=-1 pnbench.dmesg=0" \
 	-nographic -no-reboot -monitor none -serial stdio </dev/null >"$T/console.log" 2>&1
 tr -d '\r' <"$T/console.log" >"$T/log"
+sed -n '/^LATENCY-JSON-BEGIN$/,/^LATENCY-JSON-END$/p' "$T/log" | sed '1d;$d' | base64 -d >"$T/run.json" 2>/dev/null
+# PNBENCH_KEEP=DIR keeps the console log and run.json for a look afterwards.
+[ -n "${PNBENCH_KEEP:-}" ] && mkdir -p "$PNBENCH_KEEP" && cp "$T/log" "$T/run.json" "$PNBENCH_KEEP/"
 rc=$(sed -n 's/^LATENCY rc=\([0-9]*\).*/\1/p' "$T/log" | tail -n1)
 if [ "$rc" != 0 ]; then
 	notok "the latency suite ran in the HMAT guest" "rc=${rc:-none}" "$(grep LATENCY-LOG "$T/log" | tail -n 8)" \
@@ -38,7 +42,6 @@ if [ "$rc" != 0 ]; then
 	exit 1
 fi
 ok "the latency suite ran in the HMAT guest"
-sed -n '/^LATENCY-JSON-BEGIN$/,/^LATENCY-JSON-END$/p' "$T/log" | sed '1d;$d' | base64 -d >"$T/run.json"
 /usr/bin/python3 - "$T/run.json" "${PN_HMAT_LAT[*]}" <<'PY'
 import json, math, sys
 d = json.load(open(sys.argv[1]))
@@ -81,6 +84,7 @@ check(all(r["class"] == "meaningless (emulated)" for r in rows), "every row mark
 check(all(r["latency_median"] > 0 and r["latency_min"] <= r["latency_median"] <= r["latency_p99"] for r in rows),
       "min <= median <= p99, all positive")
 check(all(r["role"] == ("private" if r["target"] >= 2 else "dram") for r in rows), "roles from the config")
+check(all(r["huge_pages"] == "none" for r in rows), "huge pages as the config asked (none)")
 checks = res.get("checks", [])
 bufs = [c for c in checks if c["name"].startswith("buffers on node")]
 check(len(bufs) == 4 and all(c["pass"] for c in bufs), "every buffer on its node (move_pages)",
