@@ -415,6 +415,7 @@ static const struct pn_col matrix_cols[] = {
 	{ "class", PN_COL_STR, PN_UNIT_NONE },
 	{ "huge_pages", PN_COL_STR, PN_UNIT_NONE },
 	{ "l1_reference", PN_COL_NUM, PN_UNIT_NS },
+	{ "virtualization", PN_COL_STR, PN_UNIT_NONE },
 };
 
 static double or_nan(uint64_t v)
@@ -454,7 +455,8 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 							      : hc->hwloc[PN_HW_LATENCY]),
 			 or_nan(dbw), ratio,
 			 pn_latency_class(ratio, c == loc, p->virt.kind == PN_VIRT_EMULATED),
-			 pn_huge_name(p->bufs[4 * (size_t)j].huge), p->init[i].l1_ns);
+			 pn_huge_name(p->bufs[4 * (size_t)j].huge), p->init[i].l1_ns,
+			 pn_virt_kind_name(p->virt.kind));
 	if (p->virt.kind != PN_VIRT_EMULATED && p->init[i].l1_ns > 0)
 		pn_res_check(&w->res, "chase reaches memory",
 			     c->idle.median_ns > 2 * p->init[i].l1_ns, "workload",

@@ -221,6 +221,30 @@ static void test_nodebuf_census(void **state)
 	}
 }
 
+/* hugetlb only where the node has free 2 MiB pages (never set up here). */
+static void test_nodebuf_hugetlb(void **state)
+{
+	struct pn_nodebuf b;
+	uint64_t free_pages = 0;
+
+	(void)state;
+	pn_sysroot_set("");
+	if (pn_read_u64("/sys/devices/system/node/node0/hugepages/hugepages-2048kB/free_hugepages",
+			&free_pages, false) ||
+	    free_pages < 2) {
+		print_message("SKIP: node 0 has %llu free 2 MiB hugetlb pages (needs 2: "
+			      "echo 2 > /sys/devices/system/node/node0/hugepages/"
+			      "hugepages-2048kB/nr_hugepages)\n",
+			      (unsigned long long)free_pages);
+		skip();
+	}
+	assert_int_equal(pn_nodebuf_alloc(&b, 0, 4UL << 20, PN_HUGE_HUGETLB), 0);
+	assert_int_equal(b.huge, PN_HUGE_HUGETLB);
+	assert_int_equal(pn_nodebuf_verify(&b), 0);
+	assert_int_equal(b.pages_on_node, b.base_pages);
+	pn_nodebuf_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +255,7 @@ int main(void)
 		cmocka_unit_test(test_read_order),
 		cmocka_unit_test(test_loaded_chase),
 		cmocka_unit_test(test_nodebuf_census),
+		cmocka_unit_test(test_nodebuf_hugetlb),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
