@@ -316,6 +316,17 @@ int pn_pin_thread(int cpu)
 	return -pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
 }
 
+int pn_count_steps(int first, int max, int *v, int nv)
+{
+	int k = 0;
+
+	if (first == 0 && k < nv)
+		v[k++] = 0;
+	for (int n = 1; n <= max && k < nv; n = n < max && 2 * n > max ? max : 2 * n)
+		v[k++] = n;
+	return k;
+}
+
 int pn_cpus_allowed(int *cpus, int n)
 {
 	cpu_set_t set;

@@ -57,6 +57,10 @@ int pn_pin_thread(int cpu);
  * max) or -EINVAL. */
 int pn_cpulist_parse(const char *s, int *cpus, int max);
 
+/* Thread counts of a curve: 0 when first is 0, then 1, 2, 4, ... and max
+ * itself; at most nv of them.  Returns how many. */
+int pn_count_steps(int first, int max, int *v, int nv);
+
 /* Drop the CPUs this thread may not run on (cgroup cpusets, taskset) from
  * cpus[0..n); returns the new count. */
 int pn_cpus_allowed(int *cpus, int n);

@@ -49,7 +49,8 @@ static const struct pn_opt latency_opts[] = {
 	{ "bw_kernels", PN_OPT_STRING, "read,write,write_nt,copy,triad",
 	  "comma list of read, write, write_nt, copy, triad", NULL, 0, 0 },
 	{ "bw_threads", PN_OPT_STRING, "all",
-	  "thread counts: \"all\" (1..CPUs of the initiator) or a list \"1,2,4\"", NULL, 0, 0 },
+	  "thread counts: \"all\" (1, 2, 4, ... CPUs of the initiator) or a list \"1,3\"", NULL, 0,
+	  0 },
 	{ "bw_size", PN_OPT_SIZE, "0", "bytes per bandwidth array; 0 = as size", NULL, 0, 1e15 },
 	{ "bw_ms", PN_OPT_DURATION, "300ms", "one bandwidth measurement", NULL, 10, 600000 },
 	{ "loaded", PN_OPT_BOOL, "true", "the loaded-latency curve", NULL, 0, 0 },
@@ -172,24 +173,16 @@ static int plan_targets(struct pn_wl *w, struct lat_priv *p)
 	return 0;
 }
 
-static uint64_t auto_size(uint64_t given, uint64_t llc)
-{
-	uint64_t min = 4 * llc > (64ULL << 20) ? 4 * llc : 64ULL << 20;
-
-	return given ? given : min;
-}
-
 static int plan_sizes(struct pn_wl *w, struct lat_priv *p)
 {
-	uint64_t llc = 0, need;
+	uint64_t llc = 32ULL << 20, need, dflt;
 	int ret;
 
 	if (pn_llc_bytes(p->init[0].cpus[0], &llc))
 		pn_warn("workload latency: LLC size unknown; assuming 32 MiB");
-	if (!llc)
-		llc = 32ULL << 20;
-	p->chase_bytes = auto_size(pn_param_size(&w->params, "size"), llc);
-	p->bw_bytes = auto_size(pn_param_size(&w->params, "bw_size"), llc);
+	dflt = 4 * llc > (64ULL << 20) ? 4 * llc : 64ULL << 20; /* 0 = this default */
+	p->chase_bytes = pn_param_size(&w->params, "size") ?: dflt;
+	p->bw_bytes = pn_param_size(&w->params, "bw_size") ?: dflt;
 	if (p->chase_bytes < 4 * llc)
 		pn_warn("workload latency: size %llu is below 4x the LLC (%llu): cache hits "
 			"will lower the figures",
@@ -220,8 +213,7 @@ static int latency_setup(struct pn_wl *w)
 	p->sample_ms = pn_param_duration_ms(&w->params, "sample_ms");
 	p->bw_ms = pn_param_duration_ms(&w->params, "bw_ms");
 	p->seed = (uint64_t)pn_param_int(&w->params, "seed");
-	p->huge = (enum pn_huge)0;
-	for (int i = 0; huge_names[i]; i++)
+	for (int i = 0; huge_names[i]; i++) /* an enum: resolve_params checked it */
 		if (!strcmp(pn_param_str(&w->params, "huge"), huge_names[i]))
 			p->huge = (enum pn_huge)i;
 	p->bandwidth = pn_param_bool(&w->params, "bandwidth");
@@ -263,22 +255,31 @@ static void bw_job(struct pn_bw_job *j, enum pn_bw_kind k, struct pn_nodebuf *ar
 	j->nthreads = n;
 }
 
+/* Bandwidth thread counts: the config's list, else 1, 2, 4, ... CPUs. */
+static int bw_counts(const struct lat_priv *p, int max, int *v)
+{
+	int k = 0;
+
+	for (int t = 0; t < p->nthr_list; t++)
+		if (p->thr_list[t] <= max)
+			v[k++] = p->thr_list[t];
+	return p->nthr_list ? k : pn_count_steps(1, max, v, 64);
+}
+
 static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, int target,
 		      struct pn_nodebuf *arr)
 {
-	int nlist = p->nthr_list ? p->nthr_list : li->ncpus;
+	int counts[64], nc = bw_counts(p, li->ncpus, counts);
 
 	for (int k = 0; k < PN_BW_NKINDS; k++) {
-		for (int t = 0; p->kernels[k] && t < nlist && !pn_wl_should_stop(w); t++) {
-			int n = p->nthr_list ? p->thr_list[t] : t + 1;
+		for (int t = 0; p->kernels[k] && t < nc && !pn_wl_should_stop(w); t++) {
+			int n = counts[t];
 			struct pn_bw_job j;
 			struct pn_bw_result r;
 			char lab[96];
 			double gbps, share;
 			int ret;
 
-			if (n > li->ncpus)
-				continue;
 			bw_job(&j, (enum pn_bw_kind)k, arr, p->bw_bytes, li->cpus, n);
 			ret = pn_bw_measure(&j, p->bw_ms, &r);
 			if (ret)
@@ -303,7 +304,10 @@ static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, 
 static int measure_loaded(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, int target,
 			  struct pn_chase *c, struct pn_nodebuf *arr)
 {
-	for (int n = 0; n < li->ncpus && !pn_wl_should_stop(w); n++) {
+	int counts[64], nc = pn_count_steps(0, li->ncpus - 1, counts, 64);
+
+	for (int t = 0; t < nc && !pn_wl_should_stop(w); t++) {
+		int n = counts[t];
 		struct pn_bw_load *l = NULL;
 		struct pn_bw_result r = { 0 };
 		struct pn_lat_stats st;

@@ -52,6 +52,14 @@ static void test_cpulist(void **state)
 	assert_int_equal(pn_cpulist_parse("0-3", c, 2), 2);
 	assert_int_equal(pn_cpulist_parse("3-1", c, 16), -EINVAL);
 	assert_int_equal(pn_cpulist_parse("x", c, 16), -EINVAL);
+	/* curve steps: 0, 1, 2, 4, ..., max */
+	assert_int_equal(pn_count_steps(0, 6, c, 16), 5);
+	assert_true(c[0] == 0 && c[1] == 1 && c[2] == 2 && c[3] == 4 && c[4] == 6);
+	assert_int_equal(pn_count_steps(1, 8, c, 16), 4);
+	assert_true(c[0] == 1 && c[3] == 8);
+	assert_int_equal(pn_count_steps(0, 0, c, 16), 1);
+	assert_int_equal(pn_count_steps(1, 1, c, 16), 1);
+	assert_int_equal(pn_count_steps(1, 1000, c, 3), 3);
 }
 
 static void alloc_arrays(struct pn_nodebuf *b, size_t bytes)
