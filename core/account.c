@@ -3,6 +3,7 @@
  * account.c - exact per-node accounting of a phase (account.h).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,27 +35,56 @@ void pn_node_read_from(const struct pn_nodemem *m, int64_t pcp_pages, long page_
 	out->kinds[PN_KIND_OTHER] = out->used - sum;
 }
 
-struct pcp_ctx {
-	const struct pn_nodeset *nodes;
-	int64_t *pcp; /* indexed by node id */
+/* What one pass over /proc/zoneinfo says of a node, pages. */
+struct zsum {
+	int64_t managed, free, pcp, anon, file, slab, kstack_kb, pt, zspages;
+	bool seen;
 };
 
-static int pcp_cb(void *arg, int node, const char *zone, const char *key, int64_t val)
-{
-	struct pcp_ctx *c = arg;
+struct zctx {
+	const struct pn_nodeset *nodes;
+	struct zsum *z; /* indexed by node id */
+};
 
-	(void)zone;
-	if (!strcmp(key, "pcp_count") && node >= 0 && node < PN_MAX_NODES &&
-	    pn_nodeset_test(c->nodes, node))
-		c->pcp[node] += val;
+static int zone_cb(void *arg, int node, const char *zone, const char *key, int64_t val)
+{
+	struct zctx *c = arg;
+	struct zsum *z;
+	static const struct {
+		const char *key;
+		size_t off;
+		bool per_node;
+	} keys[] = {
+		{ "managed", offsetof(struct zsum, managed), false },
+		{ "free", offsetof(struct zsum, free), false },
+		{ "pcp_count", offsetof(struct zsum, pcp), false },
+		{ "nr_anon_pages", offsetof(struct zsum, anon), true },
+		{ "nr_file_pages", offsetof(struct zsum, file), true },
+		{ "nr_slab_reclaimable", offsetof(struct zsum, slab), true },
+		{ "nr_slab_unreclaimable", offsetof(struct zsum, slab), true },
+		{ "nr_kernel_stack", offsetof(struct zsum, kstack_kb), true },
+		{ "nr_page_table_pages", offsetof(struct zsum, pt), true },
+		{ "nr_sec_page_table_pages", offsetof(struct zsum, pt), true },
+	};
+
+	if (node < 0 || node >= PN_MAX_NODES || !pn_nodeset_test(c->nodes, node))
+		return 0;
+	z = &c->z[node];
+	z->seen = true;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(keys); i++) {
+		if (strcmp(key, keys[i].key) || keys[i].per_node != !strcmp(zone, "node"))
+			continue;
+		*(int64_t *)((char *)z + keys[i].off) += val;
+		break;
+	}
 	return 0;
 }
 
-static int read_pcp(const struct pn_nodeset *nodes, int64_t *pcp)
+static int read_zoneinfo(const struct pn_nodeset *nodes, struct zsum *z)
 {
 	static __thread char *buf;
 	static __thread size_t cap;
-	struct pcp_ctx c = { nodes, pcp };
+	struct zctx c = { nodes, z };
 	ssize_t n;
 
 	if (!buf) {
@@ -70,37 +100,91 @@ static int read_pcp(const struct pn_nodeset *nodes, int64_t *pcp)
 		cap *= 2; /* it filled the buffer: it may be cut short */
 		buf = pn_xrealloc(buf, cap);
 	}
-	return pn_parse_zoneinfo(buf, pcp_cb, &c);
+	memset(z, 0, PN_MAX_NODES * sizeof(*z));
+	return pn_parse_zoneinfo(buf, zone_cb, &c);
 }
 
-int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, struct pn_node_read *out,
-		     struct pn_nodemem *mem)
+/* One reading of every node in the set from a single zoneinfo pass, so that
+ * free pages, per-CPU pages and the kinds are taken together. */
+static int read_once(const struct pn_nodeset *nodes, bool refresh, struct zsum *z,
+		     struct pn_node_read *out)
 {
-	int64_t *pcp = pn_xcalloc(PN_MAX_NODES, sizeof(*pcp));
 	long ps = sysconf(_SC_PAGESIZE);
-	uint64_t t = pn_now_ns();
+	uint64_t t;
 	int n, i = 0, ret;
 
 	if (refresh)
 		pn_stat_refresh();
-	ret = read_pcp(nodes, pcp);
+	t = pn_now_ns();
+	ret = read_zoneinfo(nodes, z);
 	if (ret)
-		pn_debug("zoneinfo: %s: per-CPU free pages not subtracted", strerror(-ret));
+		return ret;
 	pn_nodeset_for_each (n, nodes) {
-		struct pn_nodemem m;
-		int r = pn_nodemem_read(n, &m);
+		struct pn_node_read *r = &out[i++];
+		int64_t huge = 0, sum = 0;
+
+		if (!z[n].seen)
+			return pn_error(-ENOENT, "/proc/zoneinfo has no zone of node %d", n);
+		pn_node_hugetlb_bytes(n, 0, &huge);
+		memset(r, 0, sizeof(*r));
+		r->t_ns = t;
+		r->pcp = z[n].pcp;
+		r->used = z[n].managed - z[n].free - z[n].pcp;
+		r->kinds[PN_KIND_ANON] = z[n].anon;
+		r->kinds[PN_KIND_FILE] = z[n].file;
+		r->kinds[PN_KIND_SLAB] = z[n].slab;
+		r->kinds[PN_KIND_KERNEL_STACK] = z[n].kstack_kb * 1024 / (ps > 0 ? ps : 4096);
+		r->kinds[PN_KIND_PAGE_TABLES] = z[n].pt;
+		r->kinds[PN_KIND_HUGETLB] = huge / (ps > 0 ? ps : 4096);
+		for (int k = 0; k < PN_KIND_OTHER; k++)
+			sum += r->kinds[k];
+		r->kinds[PN_KIND_OTHER] = r->used - sum;
+	}
+	return 0;
+}
+
+static bool same_reading(const struct pn_node_read *a, const struct pn_node_read *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i].used != b[i].used || memcmp(a[i].kinds, b[i].kinds, sizeof(a[i].kinds)))
+			return false;
+	return true;
+}
+
+int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, int tries,
+		     struct pn_node_read *out, struct pn_nodemem *mem)
+{
+	int cnt = pn_nodeset_count(nodes), n, i = 0, ret;
+	struct zsum *z = pn_xcalloc(PN_MAX_NODES, sizeof(*z));
+	struct pn_node_read *prev = pn_xcalloc((size_t)cnt + 1, sizeof(*prev));
+
+	/*
+	 * stat_refresh folds the per-CPU counter deltas, but the same pass also
+	 * lets per-CPU free lists shrink, whose frees are new deltas: a node
+	 * that was busy a moment ago reads a few pages off.  Read until two
+	 * readings agree (the lists settled), at most `tries` times.
+	 */
+	ret = read_once(nodes, refresh, z, out);
+	for (int t = 1; !ret && t < tries; t++) {
+		memcpy(prev, out, (size_t)cnt * sizeof(*out));
+		ret = read_once(nodes, refresh, z, out);
+		if (!ret && same_reading(prev, out, cnt))
+			break;
+		if (t == tries - 1)
+			for (int k = 0; k < cnt; k++)
+				out[k].unsettled = true;
+	}
+	free(prev);
+	free(z);
+	if (ret || !mem)
+		return ret;
+	pn_nodeset_for_each (n, nodes) {
+		int r = pn_nodemem_read(n, &mem[i]);
 
 		if (r && !ret)
 			ret = r;
-		if (r)
-			memset(&m, 0, sizeof(m));
-		pn_node_read_from(&m, pcp[n], ps, &out[i]);
-		out[i].t_ns = t;
-		if (mem)
-			mem[i] = m;
 		i++;
 	}
-	free(pcp);
 	return ret;
 }
 
@@ -116,15 +200,27 @@ void pn_node_acct_sample(struct pn_node_acct *a, const struct pn_node_read *r)
 void pn_general_at(const struct pn_node_read *before, const struct pn_node_read *now,
 		   int64_t explained, struct pn_general *g)
 {
-	g->total = g->net = 0;
-	for (int k = 0; k < PN_NKINDS; k++) {
-		int64_t d = now->kinds[k] - before->kinds[k];
+	int64_t d[PN_NKINDS], rest;
 
-		if (k == PN_KIND_ANON)
-			d -= explained;
-		g->net += d;
+	g->total = 0;
+	g->net = -explained;
+	for (int k = 0; k < PN_NKINDS; k++) {
+		d[k] = now->kinds[k] - before->kinds[k];
+		g->net += d[k];
+	}
+	/*
+	 * Explicit pages are anonymous.  Those not mapped yet at this moment (a
+	 * huge page is allocated and cleared before it is mapped) are still in
+	 * "other": what anon does not explain is netted from other, never from
+	 * another kind.
+	 */
+	rest = explained - (d[PN_KIND_ANON] > 0 ? d[PN_KIND_ANON] : 0);
+	d[PN_KIND_ANON] -= explained;
+	if (rest > 0 && d[PN_KIND_OTHER] > 0)
+		d[PN_KIND_OTHER] -= rest < d[PN_KIND_OTHER] ? rest : d[PN_KIND_OTHER];
+	for (int k = 0; k < PN_NKINDS; k++) {
 		/* A kind that shrank cannot hide one that grew. */
-		g->by_kind[k] = d > 0 ? d : 0;
+		g->by_kind[k] = d[k] > 0 ? d[k] : 0;
 		g->total += g->by_kind[k];
 	}
 	g->t_ns = now->t_ns;
@@ -166,6 +262,7 @@ static cJSON *read_json(const struct pn_node_read *r, const struct pn_nodemem *m
 	cJSON_AddNumberToObject(o, "total_pages", (double)(m->total / (ps > 0 ? ps : 4096)));
 	cJSON_AddNumberToObject(o, "used_pages", (double)r->used);
 	cJSON_AddNumberToObject(o, "pcp_pages", (double)r->pcp);
+	cJSON_AddBoolToObject(o, "settled", !r->unsettled);
 	for (int i = 0; i < PN_NKINDS; i++)
 		cJSON_AddNumberToObject(k, pn_kind_names[i], (double)r->kinds[i]);
 	cJSON_AddNumberToObject(o, "numa_hit", (double)m->numa_hit);

@@ -2,11 +2,13 @@
 /*
  * account.h - exact per-node accounting of a phase.
  *
- * A node's "used" memory is MemTotal - MemFree - pages on the per-CPU free
- * lists (zoneinfo "pagesets ... count": those pages are free but not in
+ * A node's "used" memory is its managed pages - free pages - pages on the
+ * per-CPU free lists (zoneinfo "pagesets ... count": free, but not in
  * MemFree), read after /proc/sys/vm/stat_refresh folds the per-CPU counter
- * deltas.  Its growth splits into kinds (nodeN/meminfo) that add up to the
- * total exactly at every moment: "other" is what no kind explains.
+ * deltas, from one pass over /proc/zoneinfo together with the kinds (its
+ * per-node stats), so that they describe one moment.  The kinds add up to
+ * the total exactly: "other" is what no kind explains (vmalloc, percpu,
+ * socket buffers, zsmalloc, raw driver pages, memmap).
  *
  * General pages on a private node = growth - the foreground workloads'
  * explicit pages there (their move_pages census), by kind (explicit pages
@@ -46,12 +48,14 @@ struct pn_node_read {
 	int64_t used;		  /* total - free - pcp */
 	int64_t kinds[PN_NKINDS]; /* sum == used */
 	int64_t pcp;
+	bool unsettled; /* readings kept changing: taken while the node was busy */
 };
 
-/* Read every node in `nodes` at once (one stat_refresh, one zoneinfo read):
- * out[i] and mem[i] (may be NULL) for the i-th node of the set. */
-int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, struct pn_node_read *out,
-		     struct pn_nodemem *mem);
+/* Read every node in `nodes` together (stat_refresh, then one pass over
+ * /proc/zoneinfo), repeated up to `tries` times until two readings agree:
+ * out[i] and, if mem is not NULL, mem[i] for the i-th node of the set. */
+int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, int tries,
+		     struct pn_node_read *out, struct pn_nodemem *mem);
 /* Kinds from a snapshot plus its pcp pages. */
 void pn_node_read_from(const struct pn_nodemem *m, int64_t pcp_pages, long page_size,
 		       struct pn_node_read *out);

@@ -52,6 +52,10 @@ struct pn_nodemem {
 	int64_t numa_private_fallback;
 };
 
+/* Bytes in node's hugetlb pools (every page size); huge_total is the
+ * HugePages_Total of its meminfo for the fallback, or -1. */
+int pn_node_hugetlb_bytes(int node, int64_t huge_total, int64_t *bytes);
+
 /* Read a snapshot of node `node` through the sysroot. */
 int pn_nodemem_read(int node, struct pn_nodemem *m);
 

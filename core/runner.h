@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "collector.h"
 #include "config.h"
+#include "procfs.h"
 #include "run.h"
 #include "topology.h"
 #include "workload.h"
@@ -66,6 +67,8 @@ struct pn_exec_state {
 	int64_t peak_pages[PN_MAX_NODES];
 	int samples;
 	const char *method; /* "move_pages" */
+	bool have_numa_maps; /* numa_maps read at exit, to cross-check */
+	struct pn_numa_maps numa_maps;
 };
 int pn_exec_start(struct run *r, struct pn_exec_state *x);
 bool pn_exec_poll(struct pn_exec_state *x); /* true once it exited */

@@ -15,7 +15,7 @@ import json
 import os
 import sys
 
-SCHEMA_VERSIONS = {1}
+SCHEMA_VERSIONS = {2}
 
 
 def load_run(path):
@@ -42,10 +42,11 @@ def cmd_summary(args):
     for p in d["points"]:
         label = json.dumps(p["matrix"]) if p.get("matrix") else ""
         print(f"point {p['index']} {label}".rstrip())
-        for wl, metrics in p.get("summary", {}).items():
-            print(f"  {wl}")
-            for name, m in metrics.items():
-                print(f"    {name:28s} median {m['median']:>14.6g} {m['unit']} (n={m['n']})")
+        for m in p.get("summary", {}).get("metrics", []):
+            labels = ",".join(f"{k}={v}" for k, v in m["labels"].items())
+            name = f"{m['phase']}/{m['workload_index']}:{m['workload']} {m['name']}" + \
+                (f"{{{labels}}}" if labels else "")
+            print(f"  {name:52s} {m['aggregate']} {m['value']:>14.6g} {m['unit']} (n={m['n']})")
         worst = {}
         for it in p["iterations"]:
             for ph in it["phases"]:
@@ -56,7 +57,8 @@ def cmd_summary(args):
                     if node not in worst or g["total"] > worst[node]["total"]:
                         worst[node] = g
         for node, g in sorted(worst.items(), key=lambda kv: int(kv[0])):
-            kinds = ", ".join(f"{k} {v}" for k, v in g.items() if k != "total" and v)
+            kinds = ", ".join(f"{k} {v}" for k, v in g.items()
+                              if k not in ("total", "net_pages", "moment", "t_ns") and v)
             print(f"  private node {node}: worst phase {g['total']} general pages"
                   + (f" ({kinds})" if kinds else ""))
     v = d["verdict"]

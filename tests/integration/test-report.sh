@@ -18,6 +18,6 @@ t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n -
 t "summary prints the verdict and the workload's metric medians" \
 	"$R summary $T/run > $T/sum && grep -q '^verdict: ' $T/sum && grep -q 'alloc_fault_throughput' $T/sum"
 t "plot writes a PNG" "$R plot $T/run -o $T/p.png >/dev/null && head -c 8 $T/p.png | od -An -c | grep -q 'P   N   G'"
-sed -E 's/"schema_version":[[:space:]]*1,/"schema_version": 99,/' "$T/run/run.json" > "$T/run/run.json.new" && mv "$T/run/run.json.new" "$T/run/run.json"
+sed -E 's/"schema_version":[[:space:]]*2,/"schema_version": 99,/' "$T/run/run.json" > "$T/run/run.json.new" && mv "$T/run/run.json.new" "$T/run/run.json"
 t "an unknown schema_version is refused with exit 2" "$R summary $T/run >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q schema_version $T/err"
 echo "1..$n"
