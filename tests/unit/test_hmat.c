@@ -108,6 +108,60 @@ static void test_qemu_hmat(void **state)
 	pn_topology_free(&t);
 }
 
+/*
+ * hwloc's memattrs for every initiator, not only the best: an XML (as from
+ * another OS, or annotated with hwloc-annotate) that also declares 400 ns
+ * from node 1 to node 2, as the HMAT of the capture does and sysfs cannot
+ * show.  The generic Latency attribute only, so the read-latency lookup
+ * falls back to it.
+ */
+static void test_hwloc_every_initiator(void **state)
+{
+	static const char anchor[] = "<memattr name=\"Latency\" flags=\"6\">\n";
+	static const char extra[] = "    <memattr_value target_obj_type=\"NUMANode\" "
+				    "target_obj_gp_index=\"%d\" value=\"400\" "
+				    "initiator_cpuset=\"0x00000002\"/>\n";
+	struct pn_topology t;
+	struct pn_hmat_table h;
+	const struct pn_hmat_cell *c;
+	const char *src, *at;
+	char *xml, line[256], gp[32];
+	size_t pre;
+
+	(void)state;
+	use_fixture("qemu-hmat-4node");
+	assert_int_equal(pn_topology_load(&t), 0);
+	assert_non_null(t.hwloc_xml);
+	/* node 2's gp_index: the NUMANode object with os_index 2 */
+	at = strstr(t.hwloc_xml, "type=\"NUMANode\" os_index=\"2\"");
+	assert_non_null(at);
+	at = strstr(at, "gp_index=\"");
+	assert_non_null(at);
+	snprintf(gp, sizeof(gp), "%.*s", (int)strcspn(at + 10, "\""), at + 10);
+	snprintf(line, sizeof(line), extra, atoi(gp));
+	at = strstr(t.hwloc_xml, anchor);
+	assert_non_null(at);
+	pre = (size_t)(at - t.hwloc_xml) + strlen(anchor);
+	xml = pn_xmalloc(strlen(t.hwloc_xml) + strlen(line) + 1);
+	memcpy(xml, t.hwloc_xml, pre);
+	strcpy(xml + pre, line);
+	strcat(xml, t.hwloc_xml + pre);
+	free(t.hwloc_xml);
+	t.hwloc_xml = xml;
+	assert_int_equal(pn_hmat_load(&t, &h), 0);
+	c = pn_hmat_cell(&h, 1, 2);
+	assert_false(c->listed[0] || c->listed[1]);
+	assert_int_equal(c->hwloc[PN_HW_LATENCY], 400);
+	assert_int_equal(c->hwloc[PN_HW_READ_LATENCY], 0);
+	assert_int_equal(pn_hmat_read_latency(c, &src), 400);
+	assert_string_equal(src, "hwloc");
+	/* the best initiator's sysfs value still wins for its own pair */
+	assert_int_equal(pn_hmat_read_latency(pn_hmat_cell(&h, 0, 2), &src), 250);
+	assert_string_equal(src, "access1");
+	pn_hmat_free(&h);
+	pn_topology_free(&t);
+}
+
 static void test_no_hmat(void **state)
 {
 	static const struct {
@@ -275,9 +329,8 @@ static void test_virt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_qemu_hmat),
-		cmocka_unit_test(test_no_hmat),
-		cmocka_unit_test(test_synthetic_access0_only),
+		cmocka_unit_test(test_qemu_hmat), cmocka_unit_test(test_hwloc_every_initiator),
+		cmocka_unit_test(test_no_hmat),	  cmocka_unit_test(test_synthetic_access0_only),
 		cmocka_unit_test(test_virt),
 	};
 
