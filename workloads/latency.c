@@ -434,13 +434,18 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 			      *loc = local_cell(w, p, i);
 	const struct pn_hmat_cell *hc = pn_hmat_cell(h, p->init[i].node, p->targets[j]);
 	static const struct pn_hmat_cell none;
-	const char *src = "", *bsrc = "";
+	const char *src = "", *bsrc = "", *cls;
+	bool priv = pn_nodeset_test(&w->roles->private_nodes, p->targets[j]);
 	double ratio = loc ? c->idle.median_ns / loc->idle.median_ns : NAN;
 	uint64_t decl, dbw;
 	char lab[48];
 
 	if (!hc)
 		hc = &none;
+	/* The CXL/FPGA classes are for device nodes; another DRAM node is remote DRAM. */
+	cls = pn_latency_class(ratio, c == loc, p->virt.kind == PN_VIRT_EMULATED);
+	if (!priv && c != loc && p->virt.kind != PN_VIRT_EMULATED)
+		cls = "remote DRAM";
 	decl = pn_hmat_read_latency(hc, &src);
 	dbw = pn_hmat_read_bandwidth(hc, &bsrc);
 	snprintf(lab, sizeof(lab), "src=%d,dst=%d", p->init[i].node, p->targets[j]);
@@ -450,17 +455,13 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 	if (!isnan(ratio))
 		pn_wl_metric(w, "latency_ratio_to_local", lab, ratio);
 	pn_res_table_row(&w->res, t, (int64_t)p->init[i].node, (int64_t)p->targets[j],
-			 pn_nodeset_test(&w->roles->private_nodes, p->targets[j]) ? "private"
-										  : "dram",
-			 c->idle.min_ns, c->idle.median_ns, c->idle.p99_ns, or_nan(decl),
-			 *src ? src : "not declared", or_nan(hc->sysfs[0].read_latency_ns),
-			 or_nan(hc->sysfs[1].read_latency_ns),
+			 priv ? "private" : "dram", c->idle.min_ns, c->idle.median_ns,
+			 c->idle.p99_ns, or_nan(decl), *src ? src : "not declared",
+			 or_nan(hc->sysfs[0].read_latency_ns), or_nan(hc->sysfs[1].read_latency_ns),
 			 or_nan(hc->hwloc[PN_HW_READ_LATENCY] ? hc->hwloc[PN_HW_READ_LATENCY]
 							      : hc->hwloc[PN_HW_LATENCY]),
-			 or_nan(dbw), ratio,
-			 pn_latency_class(ratio, c == loc, p->virt.kind == PN_VIRT_EMULATED),
-			 pn_huge_name(p->bufs[4 * (size_t)j].huge), p->init[i].l1_ns,
-			 pn_virt_kind_name(p->virt.kind));
+			 or_nan(dbw), ratio, cls, pn_huge_name(p->bufs[4 * (size_t)j].huge),
+			 p->init[i].l1_ns, pn_virt_kind_name(p->virt.kind));
 	if (p->virt.kind != PN_VIRT_EMULATED && p->init[i].l1_ns > 0)
 		pn_res_check(&w->res, "chase reaches memory",
 			     c->idle.median_ns > 2 * p->init[i].l1_ns, "workload",
@@ -481,7 +482,6 @@ static void report(struct pn_wl *w, struct lat_priv *p)
 				matrix_row(w, p, &h, t, i, j);
 	for (int j = 0; j < p->ntarget; j++) {
 		char name[64];
-
 		int64_t off = 0;
 
 		for (int b = 4 * j; b < 4 * j + 4; b++)

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -299,6 +300,20 @@ static void test_synthetic_access0_only(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The research note's classes: real CXL is 1.5-4x local, above 4x FPGA-class. */
+static void test_latency_class(void **state)
+{
+	(void)state;
+	assert_string_equal(pn_latency_class(1.0, true, false), "local");
+	assert_string_equal(pn_latency_class(1.2, false, false), "near (< 1.5x)");
+	assert_string_equal(pn_latency_class(1.5, false, false), "CXL range (1.5-4x)");
+	assert_string_equal(pn_latency_class(4.0, false, false), "CXL range (1.5-4x)");
+	assert_string_equal(pn_latency_class(4.01, false, false), "FPGA-class (> 4x local)");
+	assert_string_equal(pn_latency_class(NAN, false, false), "no local reference");
+	assert_string_equal(pn_latency_class(3.0, false, true), "meaningless (emulated)");
+	assert_string_equal(pn_latency_class(1.0, true, true), "meaningless (emulated)");
+}
+
 static void test_virt(void **state)
 {
 	struct pn_virt v;
@@ -329,9 +344,9 @@ static void test_virt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_qemu_hmat), cmocka_unit_test(test_hwloc_every_initiator),
-		cmocka_unit_test(test_no_hmat),	  cmocka_unit_test(test_synthetic_access0_only),
-		cmocka_unit_test(test_virt),
+		cmocka_unit_test(test_qemu_hmat),     cmocka_unit_test(test_hwloc_every_initiator),
+		cmocka_unit_test(test_no_hmat),	      cmocka_unit_test(test_synthetic_access0_only),
+		cmocka_unit_test(test_latency_class), cmocka_unit_test(test_virt),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
