@@ -203,6 +203,15 @@ int pn_nodebuf_verify(struct pn_nodebuf *b)
 	return 0;
 }
 
+void pn_nodebuf_describe(const struct pn_nodebuf *b, char *buf, size_t len)
+{
+	if (b->huge == PN_HUGE_THP && b->bytes)
+		snprintf(buf, len, "thp (%.0f%% of the buffer)",
+			 100.0 * (double)b->thp_bytes / (double)b->bytes);
+	else
+		snprintf(buf, len, "%s", pn_huge_name(b->huge));
+}
+
 void pn_nodebuf_free(struct pn_nodebuf *b)
 {
 	if (b->addr)

@@ -41,6 +41,9 @@ int pn_nodebuf_alloc(struct pn_nodebuf *b, int node, size_t bytes, enum pn_huge 
 /* move_pages census of every base page (and AnonHugePages for THP). */
 int pn_nodebuf_verify(struct pn_nodebuf *b);
 void pn_nodebuf_free(struct pn_nodebuf *b);
+/* "none", "hugetlb", or for THP how much of it THP backed at the census:
+ * "thp (100% of the buffer)". */
+void pn_nodebuf_describe(const struct pn_nodebuf *b, char *buf, size_t len);
 
 /* THP mode from /sys/kernel/mm/transparent_hugepage/enabled: "always",
  * "madvise", "never" or "" when absent (through the sysroot). */

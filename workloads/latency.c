@@ -438,11 +438,12 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 	bool priv = pn_nodeset_test(&w->roles->private_nodes, p->targets[j]);
 	double ratio = loc ? c->idle.median_ns / loc->idle.median_ns : NAN;
 	uint64_t decl, dbw;
-	char lab[48];
+	char lab[48], huge[48];
 
 	if (!hc)
 		hc = &none;
 	/* The CXL/FPGA classes are for device nodes; another DRAM node is remote DRAM. */
+	pn_nodebuf_describe(&p->bufs[4 * (size_t)j], huge, sizeof(huge)); /* THP: how much */
 	cls = pn_latency_class(ratio, c == loc, p->virt.kind == PN_VIRT_EMULATED);
 	if (!priv && c != loc && p->virt.kind != PN_VIRT_EMULATED)
 		cls = "remote DRAM";
@@ -460,8 +461,8 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 			 or_nan(hc->sysfs[0].read_latency_ns), or_nan(hc->sysfs[1].read_latency_ns),
 			 or_nan(hc->hwloc[PN_HW_READ_LATENCY] ? hc->hwloc[PN_HW_READ_LATENCY]
 							      : hc->hwloc[PN_HW_LATENCY]),
-			 or_nan(dbw), ratio, cls, pn_huge_name(p->bufs[4 * (size_t)j].huge),
-			 p->init[i].l1_ns, pn_virt_kind_name(p->virt.kind));
+			 or_nan(dbw), ratio, cls, huge, p->init[i].l1_ns,
+			 pn_virt_kind_name(p->virt.kind));
 	if (p->virt.kind != PN_VIRT_EMULATED && p->init[i].l1_ns > 0)
 		pn_res_check(&w->res, "chase reaches memory",
 			     c->idle.median_ns > 2 * p->init[i].l1_ns, "workload",

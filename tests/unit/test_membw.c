@@ -215,6 +215,15 @@ static void test_nodebuf_census(void **state)
 		assert_true(b.huge != PN_HUGE_AUTO);
 		if (b.huge == PN_HUGE_NONE)
 			assert_int_equal(b.thp_bytes, 0);
+		{
+			char d[48];
+
+			pn_nodebuf_describe(&b, d, sizeof(d));
+			if (b.huge == PN_HUGE_THP)
+				assert_non_null(strstr(d, "% of the buffer"));
+			else
+				assert_string_equal(d, pn_huge_name(b.huge));
+		}
 		printf("nodebuf %s -> %s, THP mode [%s], AnonHugePages %llu KiB\n",
 		       pn_huge_name(modes[i]), pn_huge_name(b.huge), thp,
 		       (unsigned long long)(b.thp_bytes >> 10));
