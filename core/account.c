@@ -72,7 +72,8 @@ static int zone_cb(void *arg, int node, const char *zone, const char *key, int64
 	z = &c->z[node];
 	z->seen = true;
 	for (size_t i = 0; i < PN_ARRAY_SIZE(keys); i++) {
-		if (strcmp(key, keys[i].key) || keys[i].per_node != !strcmp(zone, "node"))
+		if (strcmp(key, keys[i].key) != 0 ||
+		    keys[i].per_node != (strcmp(zone, "node") == 0))
 			continue;
 		*(int64_t *)((char *)z + keys[i].off) += val;
 		break;
@@ -146,7 +147,8 @@ static int read_once(const struct pn_nodeset *nodes, bool refresh, struct zsum *
 static bool same_reading(const struct pn_node_read *a, const struct pn_node_read *b, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (a[i].used != b[i].used || memcmp(a[i].kinds, b[i].kinds, sizeof(a[i].kinds)))
+		if (a[i].used != b[i].used ||
+		    memcmp(a[i].kinds, b[i].kinds, sizeof(a[i].kinds)) != 0)
 			return false;
 	return true;
 }
@@ -259,7 +261,9 @@ static cJSON *read_json(const struct pn_node_read *r, const struct pn_nodemem *m
 	cJSON *o = cJSON_CreateObject(), *k = cJSON_AddObjectToObject(o, "kinds");
 	long ps = sysconf(_SC_PAGESIZE);
 
-	cJSON_AddNumberToObject(o, "total_pages", (double)(m->total / (ps > 0 ? ps : 4096)));
+	int64_t total_pages = m->total / (ps > 0 ? ps : 4096);
+
+	cJSON_AddNumberToObject(o, "total_pages", (double)total_pages);
 	cJSON_AddNumberToObject(o, "used_pages", (double)r->used);
 	cJSON_AddNumberToObject(o, "pcp_pages", (double)r->pcp);
 	cJSON_AddBoolToObject(o, "settled", !r->unsettled);

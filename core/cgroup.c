@@ -73,7 +73,8 @@ static int find_mount(int version, char *point, size_t len)
 		if (parse_mountinfo_line(l, &m))
 			continue;
 		if ((version == 2 && !strcmp(m.fstype, "cgroup2")) ||
-		    (version == 1 && !strcmp(m.fstype, "cgroup") && has_word(m.opts, "memory", ','))) {
+		    (version == 1 && !strcmp(m.fstype, "cgroup") &&
+		     has_word(m.opts, "memory", ','))) {
 			snprintf(point, len, "%s", m.point);
 			return 0;
 		}
@@ -110,9 +111,9 @@ static int join3(char *dst, size_t len, const char *a, const char *b, const char
 
 	if (la + lb + lc + 1 > len)
 		return -ENAMETOOLONG;
-	memcpy(dst, a, la);
-	memcpy(dst + la, b, lb);
-	memcpy(dst + la + lb, c, lc + 1);
+	memcpy(dst, a, la + 1);
+	strcat(dst, b);
+	strcat(dst, c);
 	return 0;
 }
 
@@ -197,8 +198,7 @@ int pn_cg_setup(struct pn_cgroup_root *cr, const char *name)
 		return 0;
 	cr->version = 0;
 	cr->base[0] = '\0';
-	snprintf(cr->reason, sizeof(cr->reason),
-		 "no usable memory cgroup: v2 %s, v1 %s%s",
+	snprintf(cr->reason, sizeof(cr->reason), "no usable memory cgroup: v2 %s, v1 %s%s",
 		 r2 == -ENOENT ? "has no memory controller" : strerror(-r2),
 		 r1 == -ENOENT ? "has no memory hierarchy" : strerror(-r1),
 		 geteuid() ? " (creating cgroups needs root)" : "");
@@ -288,7 +288,7 @@ int pn_cg_remove(const char *path)
 		return ret;
 	/* A reaped child can take a moment to leave its cgroup. */
 	for (int i = 0; i < 200; i++) {
-		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		struct timespec ts = { 0, 10000000L };
 
 		if (!rmdir(p) || errno == ENOENT)
 			return 0;

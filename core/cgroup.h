@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 struct pn_cgroup_root {
-	int version;	      /* 2, 1, or 0 = no memory cgroups here */
-	char base[PATH_MAX];  /* the run's parent, relative to the sysroot */
-	char reason[256];     /* why version is 0, or how the base was chosen */
+	int version;	     /* 2, 1, or 0 = no memory cgroups here */
+	char base[PATH_MAX]; /* the run's parent, relative to the sysroot */
+	char reason[256];    /* why version is 0, or how the base was chosen */
 };
 
 /* Find the memory hierarchy and create <hierarchy>/<name> (v2: under the

@@ -33,8 +33,9 @@ struct msg_hdr {
 
 const char *pn_end_name(enum pn_end e)
 {
-	static const char *const names[] = { "ok", "error", "signal", "oom_kill", "timeout",
-					     "lost" };
+	static const char *const names[] = {
+		"ok", "error", "signal", "oom_kill", "timeout", "lost"
+	};
 
 	return (size_t)e < PN_ARRAY_SIZE(names) ? names[e] : "lost";
 }
@@ -95,8 +96,8 @@ static void child_main(struct pn_child *c, int sock, const char *cg_path)
 	_exit(ret ? 1 : 0);
 }
 
-int pn_child_start(struct pn_child *c, struct pn_wl *w, const char *cg_path,
-		   const int *close_fds, size_t nclose)
+int pn_child_start(struct pn_child *c, struct pn_wl *w, const char *cg_path, const int *close_fds,
+		   size_t nclose)
 {
 	int sv[2];
 
@@ -240,7 +241,7 @@ void pn_child_finish(struct pn_child *c, int grace_ms)
 		shutdown(c->sock, SHUT_WR);
 	}
 	while (!c->reaped) {
-		struct timespec ts = { 0, 5 * 1000 * 1000 };
+		struct timespec ts = { 0, 5000000L };
 
 		pn_child_poll(c);
 		if (c->reaped)
@@ -262,15 +263,14 @@ void pn_child_outcome(struct pn_child *c, const struct pn_cgroup_root *cr, struc
 	memset(o, 0, sizeof(*o));
 	if (c->has_cg && pn_cg_oom_kills(cr, c->cg_path, &kills) == 0)
 		o->oom_kills = kills - c->oom_kills_before;
-	if (c->got_result &&
-	    pn_res_parse(&c->w->res, c->buf + sizeof(struct msg_hdr)) != 0)
+	if (c->got_result && pn_res_parse(&c->w->res, c->buf + sizeof(struct msg_hdr)) != 0)
 		pn_res_note(&c->w->res, "the child's result could not be parsed");
 	o->err = c->run_rc;
 	if (c->reaped && WIFSIGNALED(c->status) && !c->got_result) {
 		o->signal = WTERMSIG(c->status);
-		o->end = c->timed_out		      ? PN_END_TIMEOUT
+		o->end = c->timed_out				      ? PN_END_TIMEOUT
 			 : (o->signal == SIGKILL && o->oom_kills > 0) ? PN_END_OOM_KILL
-								    : PN_END_SIGNAL;
+								      : PN_END_SIGNAL;
 		snprintf(o->detail, sizeof(o->detail), "%s%s%s", strsignal(o->signal),
 			 o->end == PN_END_OOM_KILL ? " (OOM kill in its cgroup)" : "",
 			 o->end == PN_END_TIMEOUT ? " (past its timeout)" : "");

@@ -46,8 +46,8 @@ struct pn_child {
 
 /* Start w in a child; cg_path may be NULL.  close_fds are the parent's
  * sockets of other children (closed in the new child). */
-int pn_child_start(struct pn_child *c, struct pn_wl *w, const char *cg_path,
-		   const int *close_fds, size_t nclose);
+int pn_child_start(struct pn_child *c, struct pn_wl *w, const char *cg_path, const int *close_fds,
+		   size_t nclose);
 /* Read what is there and reap the child if it ended; non-blocking.
  * Returns true when the child is "settled": its result arrived or it died. */
 bool pn_child_poll(struct pn_child *c);
@@ -64,8 +64,7 @@ void pn_child_finish(struct pn_child *c, int grace_ms);
 /* Escalate: SIGTERM at the deadline, SIGKILL 2 s later. */
 void pn_child_check_deadline(struct pn_child *c, uint64_t now_ns);
 /* How it ended (after pn_child_finish); parses the result into c->w->res. */
-void pn_child_outcome(struct pn_child *c, const struct pn_cgroup_root *cr,
-		      struct pn_outcome *o);
+void pn_child_outcome(struct pn_child *c, const struct pn_cgroup_root *cr, struct pn_outcome *o);
 void pn_child_release(struct pn_child *c);
 
 #endif /* PN_CHILD_H */

@@ -27,9 +27,9 @@ struct pn_config_wl {
 	/* "expect": how its process must end: "ok" (default), "error", "signal",
 	 * "oom_kill", "timeout", "killed" (signal or oom_kill) or "any" */
 	const char *expect;
-	uint64_t timeout_ms;   /* "timeout": SIGTERM then SIGKILL; 0 = none */
-	uint64_t memory_max;   /* "cgroup": {"memory.max": size}; 0 = none */
-	uint64_t memory_high;  /* "cgroup": {"memory.high": size}; 0 = none */
+	uint64_t timeout_ms;  /* "timeout": SIGTERM then SIGKILL; 0 = none */
+	uint64_t memory_max;  /* "cgroup": {"memory.max": size}; 0 = none */
+	uint64_t memory_high; /* "cgroup": {"memory.high": size}; 0 = none */
 };
 
 struct pn_config_knob {

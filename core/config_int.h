@@ -44,7 +44,7 @@ struct raw_ent {
 	/* workloads only: "expect", "timeout", "cgroup" */
 	const char *expect;
 	uint64_t timeout_ms, memory_max, memory_high;
-	size_t axis0, naxis;  /* its matrix axes: ps->axes[axis0 .. axis0 + naxis) */
+	size_t axis0, naxis; /* its matrix axes: ps->axes[axis0 .. axis0 + naxis) */
 };
 
 struct raw_phase {

@@ -55,8 +55,9 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 			return pn_cfg_perr(ps, path,
 					   "%s is not one of ok, error, signal, oom_kill, timeout, "
 					   "killed, any",
-					   cJSON_IsString(x) ? pn_cfg_clean(x->valuestring, q, sizeof(q))
-							     : pn_json_type_name(x));
+					   cJSON_IsString(x)
+						   ? pn_cfg_clean(x->valuestring, q, sizeof(q))
+						   : pn_json_type_name(x));
 	}
 	if ((x = pn_cfg_field(v, "timeout"))) {
 		snprintf(path, sizeof(path), "%s.timeout", e->jpath);
@@ -96,7 +97,8 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 			return pn_cfg_perr(ps, path, "%s", why);
 		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
 		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))
-			return pn_cfg_perr(ps, path, "must be a string, an integer or a bool, not %s",
+			return pn_cfg_perr(ps, path,
+					   "must be a string, an integer or a bool, not %s",
 					   pn_json_type_name(k));
 		for (const cJSON *j = v->child; j != k; j = j->next)
 			if (!strcmp(j->string, k->string))
@@ -131,8 +133,8 @@ static void list_collectors(char *buf, size_t len)
 
 static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 {
-	static const char *const keys[] = { "workload", "params", "expect", "timeout", "cgroup",
-					    NULL };
+	static const char *const keys[] = { "workload", "params", "expect",
+					    "timeout",	"cgroup", NULL };
 	const struct pn_workload *w;
 	const cJSON *name;
 	char path[160], list[512], q[96];

@@ -36,7 +36,8 @@ static int census_range(pid_t pid, uintptr_t lo, uintptr_t hi, long ps, int64_t 
 		unsigned long n = 0;
 
 		while (n < CENSUS_BATCH && lo < hi) {
-			addr[n++] = (void *)lo;
+			addr[n++] =
+				(void *)lo; /* NOLINT(performance-no-int-to-ptr): another process */
 			lo += (uintptr_t)ps;
 		}
 		if (move_pages(pid, n, addr, NULL, status, 0) < 0)
@@ -75,7 +76,7 @@ static int census(pid_t pid, int64_t *pages, int64_t *anon)
 
 void pn_exec_sample(struct pn_exec_state *x)
 {
-	int64_t *pages = pn_xcalloc(2 * PN_MAX_NODES, sizeof(*pages));
+	int64_t *pages = pn_xcalloc((size_t)2 * PN_MAX_NODES, sizeof(*pages));
 
 	if (census(x->pid, pages, pages + PN_MAX_NODES) == 0) {
 		memcpy(x->last_pages, pages, sizeof(x->last_pages));
@@ -110,6 +111,7 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 	/* The tracee stops with SIGTRAP at a successful execve. */
 	if (waitpid(x->pid, &st, 0) == x->pid && WIFSTOPPED(st)) {
 		if (ptrace(PTRACE_SETOPTIONS, x->pid, NULL,
+			   /* NOLINTNEXTLINE(performance-no-int-to-ptr): ptrace's data argument */
 			   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) == 0)
 			x->exit_census = true;
 		ptrace(PTRACE_CONT, x->pid, NULL, NULL);
@@ -149,6 +151,7 @@ bool pn_exec_poll(struct pn_exec_state *x)
 			/* a signal for the command: deliver it */
 			int sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
 
+			/* NOLINTNEXTLINE(performance-no-int-to-ptr): ptrace's data argument */
 			ptrace(PTRACE_CONT, x->pid, NULL, (void *)(long)sig);
 		}
 	}
@@ -184,10 +187,11 @@ static void cross_check(cJSON *ej, const struct pn_exec_state *x)
 		/* numa_maps also counts mapped pages of files, as the census does;
 		 * a node the census found and numa_maps does not list is blind */
 		if (x->last_pages[n] && !pn_nodeset_test(&x->numa_maps.nodes, n)) {
-			snprintf(buf, sizeof(buf),
-				 "/proc/PID/numa_maps does not list node %d, where move_pages found "
-				 "%lld of the command's pages",
-				 n, (long long)x->last_pages[n]);
+			snprintf(
+				buf, sizeof(buf),
+				"/proc/PID/numa_maps does not list node %d, where move_pages found "
+				"%lld of the command's pages",
+				n, (long long)x->last_pages[n]);
 			cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
 		}
 	}

@@ -23,8 +23,7 @@ static bool safe_name(const char *s)
 		return false;
 	for (; *s; s++)
 		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.' ||
-		      *s == '/'))
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.' || *s == '/'))
 			return false;
 	return true;
 }
@@ -47,9 +46,10 @@ int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whyl
 	if (key[0] == '/') {
 		if (!prefix(key, "/proc/sys/") && !prefix(key, "/sys/kernel/mm/") &&
 		    !prefix(key, "/sys/module/")) {
-			snprintf(why, whylen,
-				 "knob path %s is outside /proc/sys, /sys/kernel/mm and /sys/module",
-				 key);
+			snprintf(
+				why, whylen,
+				"knob path %s is outside /proc/sys, /sys/kernel/mm and /sys/module",
+				key);
 			return -EINVAL;
 		}
 		snprintf(path, len, "%s", key);
@@ -128,8 +128,8 @@ int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 	ret = pn_write_text(k->path, value);
 	if (ret) {
 		snprintf(k->error, sizeof(k->error), "write failed: %s", strerror(-ret));
-		return pn_error(ret, "knob %s: cannot write \"%s\" to %s: %s", key, value,
-				k->path, strerror(-ret));
+		return pn_error(ret, "knob %s: cannot write \"%s\" to %s: %s", key, value, k->path,
+				strerror(-ret));
 	}
 	k->changed = true;
 	pn_debug("knob %s: %s -> %s", key, k->old, value);

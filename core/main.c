@@ -451,7 +451,8 @@ static int cmd_report(int argc, char **argv)
 		for (int k = 1; k < argc; k++)
 			args[k + 1] = argv[k];
 		execv(args[0], args);
-		pn_error(-errno, "report: cannot run %s %s: %s", args[0], cands[i], strerror(errno));
+		pn_error(-errno, "report: cannot run %s %s: %s", args[0], cands[i],
+			 strerror(errno));
 		free(args);
 		return PN_EXIT_ERROR;
 	}

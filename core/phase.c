@@ -424,7 +424,6 @@ static void finish_slot(struct phase *p, struct slot *s)
 	}
 }
 
-
 /* ------------------------------------------------------------- the phase */
 
 static void phase_init(struct phase *p, struct run *r, const struct pn_config *c, size_t pi)
@@ -511,19 +510,17 @@ static int run_children(struct phase *p)
 	return ret;
 }
 
-int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter,
-		 cJSON *phases_json)
+int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, cJSON *phases_json)
 {
 	struct phase p;
 	int ret;
 
 	phase_init(&p, r, c, pi);
-	pn_info("iteration %d/%d, phase %s: %zu workload(s)%s", iter + 1, c->iterations,
-		p.ph->name, p.ph->nwl, p.exec_mode ? " + command" : "");
+	pn_info("iteration %d/%d, phase %s: %zu workload(s)%s", iter + 1, c->iterations, p.ph->name,
+		p.ph->nwl, p.exec_mode ? " + command" : "");
 	for (size_t i = 0; i < p.nslots; i++)
-		slot_init(&p, &p.slots[i],
-			  i < p.nbg ? &c->background[i] : &p.ph->wl[i - p.nbg], i < p.nbg,
-			  p.flags ? &p.flags[i] : NULL);
+		slot_init(&p, &p.slots[i], i < p.nbg ? &c->background[i] : &p.ph->wl[i - p.nbg],
+			  i < p.nbg, p.flags ? &p.flags[i] : NULL);
 	check_budget(&p);
 	ret = set_knobs(&p);
 	if (!ret) {

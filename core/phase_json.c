@@ -96,8 +96,8 @@ static const char *slot_status(struct run *r, struct slot *s)
 		return "failed";
 	}
 	if (!pn_phase_end_matches(s->cw->expect, s->out.end)) {
-		snprintf(s->why, sizeof(s->why), "%s%s%.160s (expected %s)", pn_end_name(s->out.end),
-			 s->out.detail[0] ? ": " : "", s->out.detail,
+		snprintf(s->why, sizeof(s->why), "%s%s%.160s (expected %s)",
+			 pn_end_name(s->out.end), s->out.detail[0] ? ": " : "", s->out.detail,
 			 s->cw->expect ? s->cw->expect : "ok");
 		say_why(r, s, s->why);
 		r->failed_workloads++;
@@ -187,7 +187,8 @@ static void attribute(struct phase *p, int k, cJSON *nj)
 			continue;
 		}
 		in_cg = cg_pages(&s->cgn[k], p->r->cg.version);
-		if (census > 0 && s->cgn[k].pages[PN_CG_ANON] + s->cgn[k].pages[PN_CG_UNEVICTABLE] < census) {
+		if (census > 0 &&
+		    s->cgn[k].pages[PN_CG_ANON] + s->cgn[k].pages[PN_CG_UNEVICTABLE] < census) {
 			snprintf(buf, sizeof(buf),
 				 "memory.numa_stat of workload %s shows %lld anon pages on node "
 				 "%d, move_pages %lld",
@@ -231,8 +232,9 @@ static cJSON *node_json(struct phase *p, int k)
 	cJSON *nj = pn_node_acct_json(a), *src = cJSON_AddObjectToObject(nj, "sources");
 
 	cJSON_AddStringToObject(src, "growth",
-				r->refresh_ok ? "nodeN/meminfo - zoneinfo pcp, stat_refresh folded"
-					      : "nodeN/meminfo - zoneinfo pcp, not folded (not root)");
+				r->refresh_ok
+					? "nodeN/meminfo - zoneinfo pcp, stat_refresh folded"
+					: "nodeN/meminfo - zoneinfo pcp, not folded (not root)");
 	cJSON_AddStringToObject(src, "explained", "move_pages census of foreground workloads");
 	cJSON_AddStringToObject(src, "attribution",
 				r->cg.version ? "memory.numa_stat of each workload's cgroup"
@@ -244,7 +246,8 @@ static cJSON *node_json(struct phase *p, int k)
 		if (g > r->worst_general[a->node])
 			r->worst_general[a->node] = g;
 		if (g)
-			pn_info("  node %d: %lld general page(s) at the %s (anon %lld, file %lld, slab "
+			pn_info("  node %d: %lld general page(s) at the %s (anon %lld, file %lld, "
+				"slab "
 				"%lld, other %lld)",
 				a->node, (long long)g, a->general.at_peak ? "peak" : "end",
 				(long long)a->general.by_kind[PN_KIND_ANON],
@@ -278,8 +281,10 @@ static cJSON *events_json(struct phase *p)
 			snprintf(key, sizeof(key), "%d", en->node);
 			nj = cJSON_AddObjectToObject(nodes, key);
 			cJSON_AddNumberToObject(nj, "explicit_pages", (double)en->explicit_pages);
-			cJSON_AddNumberToObject(nj, "general_alloc_pages", (double)en->general_alloc_pages);
-			cJSON_AddNumberToObject(nj, "general_freed_pages", (double)en->general_freed_pages);
+			cJSON_AddNumberToObject(nj, "general_alloc_pages",
+						(double)en->general_alloc_pages);
+			cJSON_AddNumberToObject(nj, "general_freed_pages",
+						(double)en->general_freed_pages);
 			cJSON_AddNumberToObject(nj, "general_pages", (double)en->general_pages);
 			cJSON_AddNumberToObject(nj, "net_pages", (double)en->net_pages);
 			cJSON_AddNumberToObject(nj, "lost_events", (double)en->lost_events);
@@ -326,4 +331,3 @@ cJSON *pn_phase_json(struct phase *p, int ret)
 	cJSON_AddItemToObject(pj, "events", p->reps ? events_json(p) : cJSON_CreateObject());
 	return pj;
 }
-

@@ -17,11 +17,11 @@
 #include <sys/types.h>
 
 /* Exit codes: documented in README.md, never change their meaning. */
-#define PN_EXIT_PASS	0 /* run complete, verdict passed */
-#define PN_EXIT_VERDICT 1 /* run complete, verdict failed (leak found) */
-#define PN_EXIT_USAGE	2 /* bad command line or config */
-#define PN_EXIT_ERROR	3 /* run failed (I/O, kernel refused, ...) */
-#define PN_EXIT_SKIP	4 /* nothing could run or be judged here; reasons printed */
+#define PN_EXIT_PASS	     0 /* run complete, verdict passed */
+#define PN_EXIT_VERDICT	     1 /* run complete, verdict failed (leak found) */
+#define PN_EXIT_USAGE	     2 /* bad command line or config */
+#define PN_EXIT_ERROR	     3 /* run failed (I/O, kernel refused, ...) */
+#define PN_EXIT_SKIP	     4 /* nothing could run or be judged here; reasons printed */
 #define PN_EXIT_INCONCLUSIVE 5 /* nothing failed, but events were lost: cannot clear a node */
 
 #define PN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -79,6 +79,9 @@ int pn_mem_available(uint64_t *bytes);
  * numa_maps report st_size 0): *out is malloc'd, NUL-terminated, *len bytes
  * without the NUL; the caller frees it.  0 or -errno (*out NULL). */
 int pn_read_all(const char *rel, char **out, size_t *len);
+/* "/proc/PID/FILE", or "/proc/self/FILE" for pid 0 (the pid arguments below
+ * take 0 for the calling process). */
+void pn_proc_pid_path(char *buf, size_t len, pid_t pid, const char *file);
 
 /*
  * /proc/PID/numa_maps summed over every VMA, in bytes.

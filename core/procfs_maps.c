@@ -65,6 +65,14 @@ int pn_read_all(const char *rel, char **out, size_t *len)
 	return 0;
 }
 
+void pn_proc_pid_path(char *buf, size_t len, pid_t pid, const char *file)
+{
+	if (pid)
+		snprintf(buf, len, "/proc/%d/%s", (int)pid, file);
+	else
+		snprintf(buf, len, "/proc/self/%s", file);
+}
+
 /* ---- tokens of one line [p, e) ---- */
 
 static const char *tok_end(const char *p, const char *e)
@@ -301,7 +309,7 @@ int pn_numa_maps_read(pid_t pid, struct pn_numa_maps *out)
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(rel, sizeof(rel), "/proc/%d/numa_maps", (int)pid);
+	pn_proc_pid_path(rel, sizeof(rel), pid, "numa_maps");
 	ret = pn_read_all(rel, &buf, &len);
 	if (ret)
 		return ret;
@@ -396,7 +404,7 @@ int pn_maps_read(pid_t pid, struct pn_maps *out)
 
 	out->n = 0;
 	out->v = NULL;
-	snprintf(rel, sizeof(rel), "/proc/%d/maps", (int)pid);
+	pn_proc_pid_path(rel, sizeof(rel), pid, "maps");
 	ret = pn_read_all(rel, &buf, &len);
 	if (ret)
 		return ret;

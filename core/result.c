@@ -125,8 +125,10 @@ int pn_res_metric(struct pn_res *r, const char *name, const char *labels, double
 
 static const char *col_type_name(enum pn_col_type t)
 {
-	return t == PN_COL_INT ? "int" : t == PN_COL_NUM ? "number" : t == PN_COL_STR ? "string"
-										   : "bool";
+	return t == PN_COL_INT	 ? "int"
+	       : t == PN_COL_NUM ? "number"
+	       : t == PN_COL_STR ? "string"
+				 : "bool";
 }
 
 int pn_res_table(struct pn_res *r, const char *name, const char *description,
@@ -213,8 +215,8 @@ bool pn_res_check(struct pn_res *r, const char *name, bool pass, const char *sou
 	return add_check(r, name, pass, source, expected, obs);
 }
 
-static bool check_num(struct pn_res *r, const char *name, const char *op, int64_t want,
-		      int64_t got, const char *unit, bool pass)
+static bool check_num(struct pn_res *r, const char *name, const char *op, int64_t want, int64_t got,
+		      const char *unit, bool pass)
 {
 	char e[96], o[96];
 	const char *u = unit ? unit : "";

@@ -199,10 +199,10 @@ static void summary_stats(cJSON *e)
 	cJSON_AddNumberToObject(e, "median", pn_median(a, (size_t)n));
 	cJSON_AddNumberToObject(e, "min", a[0]);
 	cJSON_AddNumberToObject(e, "max", a[n - 1]);
-	agg = !strcmp(how, "mean") ? sum / n
-	      : !strcmp(how, "min") ? a[0]
-	      : !strcmp(how, "max") ? a[n - 1]
-	      : !strcmp(how, "sum") ? sum
+	agg = !strcmp(how, "mean")   ? sum / n
+	      : !strcmp(how, "min")  ? a[0]
+	      : !strcmp(how, "max")  ? a[n - 1]
+	      : !strcmp(how, "sum")  ? sum
 	      : !strcmp(how, "last") ? last
 				     : pn_median(a, (size_t)n);
 	cJSON_AddNumberToObject(e, "value", agg);
@@ -231,8 +231,8 @@ cJSON *pn_results_summarize_point(cJSON *iters)
 					e = summary_entry(list, phn, idx - 1, wl, m);
 					cJSON_AddItemToArray(
 						cJSON_GetObjectItem(e, "values"),
-						cJSON_CreateNumber(
-							cJSON_GetObjectItem(m, "value")->valuedouble));
+						cJSON_CreateNumber(cJSON_GetObjectItem(m, "value")
+									   ->valuedouble));
 				}
 			}
 		}

@@ -150,7 +150,8 @@ static int open_collectors(struct run *r, const struct pn_config *c, cJSON *out)
 			pn_series_free(&pc->series);
 			continue;
 		}
-		cJSON_AddStringToObject(cj, "kind", ops->kind == PN_COLL_EVENT ? "event" : "sampler");
+		cJSON_AddStringToObject(cj, "kind",
+					ops->kind == PN_COLL_EVENT ? "event" : "sampler");
 		r->coll_interval_ns[r->ncolls] =
 			(c->coll[i].interval_ms ? c->coll[i].interval_ms : c->interval_ms) *
 			1000000ULL;
@@ -270,8 +271,8 @@ static int make_outdir(struct run *r, const char *name)
 		if (k == 1)
 			snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s", name, stamp);
 		else
-			snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s-%d", name,
-				 stamp, k);
+			snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s-%d", name, stamp,
+				 k);
 		ret = make_dir(r->outdir, true);
 		if (ret != -EEXIST)
 			break;
@@ -292,8 +293,8 @@ static int check_node_params(struct run *r)
 		const struct pn_config *c = &r->cs.points[p];
 
 		for (size_t ph = 0; ph <= c->nphases; ph++) {
-			const struct pn_config_wl *wl = ph < c->nphases ? c->phases[ph].wl
-								       : c->background;
+			const struct pn_config_wl *wl =
+				ph < c->nphases ? c->phases[ph].wl : c->background;
 			size_t nwl = ph < c->nphases ? c->phases[ph].nwl : c->nbackground;
 
 			for (size_t i = 0; i < nwl; i++) {
@@ -309,10 +310,11 @@ static int check_node_params(struct run *r)
 						continue;
 					pn_nodeset_format(&bad, list, sizeof(list));
 					pn_nodeset_format(&mem, have, sizeof(have));
-					return pn_error(-EINVAL,
-							"%s: %s.params.%s: node(s) %s have no memory "
-							"on this machine (memory nodes: %s)",
-							c->file, wl[i].jpath, o->name, list, have);
+					return pn_error(
+						-EINVAL,
+						"%s: %s.params.%s: node(s) %s have no memory "
+						"on this machine (memory nodes: %s)",
+						c->file, wl[i].jpath, o->name, list, have);
 				}
 			}
 		}

@@ -44,7 +44,7 @@ struct run {
 	int64_t misplaced_total;
 	int ran_workloads; /* workloads that ran */
 	int failed_workloads;
-	int exec_failed; /* --exec: the command exited non-zero or was killed */
+	int exec_failed;	    /* --exec: the command exited non-zero or was killed */
 	const struct pn_config *c0; /* thresholds and roles come from point 0 */
 	char stop_reason[160];
 	char last_why[256]; /* last skip/failure reason printed */
@@ -60,13 +60,13 @@ struct pn_exec_state {
 	pid_t pid;
 	int status; /* waitpid status once exited */
 	bool started, exited;
-	bool exit_census;  /* ptrace stops it at exit */
-	bool exit_sampled; /* the last census was taken at exit */
-	int64_t last_pages[PN_MAX_NODES]; /* last census of its mappings */
+	bool exit_census;		       /* ptrace stops it at exit */
+	bool exit_sampled;		       /* the last census was taken at exit */
+	int64_t last_pages[PN_MAX_NODES];      /* last census of its mappings */
 	int64_t last_anon_pages[PN_MAX_NODES]; /* of that, anonymous mappings */
 	int64_t peak_pages[PN_MAX_NODES];
 	int samples;
-	const char *method; /* "move_pages" */
+	const char *method;  /* "move_pages" */
 	bool have_numa_maps; /* numa_maps read at exit, to cross-check */
 	struct pn_numa_maps numa_maps;
 };

@@ -67,7 +67,8 @@ static void write_row(FILE *f, const struct pn_series *s, size_t r)
 {
 	const int64_t *row = s->vals + r * s->ncols;
 
-	fprintf(f, "%" PRIu64 ",%d,%s", s->t_ns[r], s->iteration[r], s->phase[r] ? s->phase[r] : "");
+	fprintf(f, "%" PRIu64 ",%d,%s", s->t_ns[r], s->iteration[r],
+		s->phase[r] ? s->phase[r] : "");
 	for (size_t c = 0; c < s->ncols; c++)
 		fprintf(f, ",%" PRId64, row[c]);
 	fputc('\n', f);

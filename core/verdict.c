@@ -73,8 +73,9 @@ static void phase_checks(struct tally *t, const cJSON *pt, const cJSON *it, cons
 			if (cJSON_IsTrue(cJSON_GetObjectItem(ck, "pass")))
 				continue;
 			t->failed++;
-			add_failure(t->failures, pt, it, ph, str_of(wl, "workload"), str_of(ck, "name"),
-				    str_of(ck, "expected"), str_of(ck, "observed"));
+			add_failure(t->failures, pt, it, ph, str_of(wl, "workload"),
+				    str_of(ck, "name"), str_of(ck, "expected"),
+				    str_of(ck, "observed"));
 		}
 	}
 	if (!ex)
@@ -194,10 +195,10 @@ int pn_results_judge(struct run *r)
 		reason(reasons, "the --exec command failed in %d phase(s)", r->exec_failed);
 	}
 	result = fail ? "fail" : inconclusive ? "inconclusive" : any ? "pass" : "not_applicable";
-	code = fail ? PN_EXIT_VERDICT
+	code = fail	      ? PN_EXIT_VERDICT
 	       : inconclusive ? PN_EXIT_INCONCLUSIVE
-	       : any ? PN_EXIT_PASS
-		     : PN_EXIT_SKIP;
+	       : any	      ? PN_EXIT_PASS
+			      : PN_EXIT_SKIP;
 	cJSON_AddStringToObject(v, "result", result);
 	cJSON_AddNumberToObject(v, "exit_code", code);
 	return code;
@@ -252,18 +253,21 @@ void pn_results_print(struct run *r)
 	cJSON_ArrayForEach (pt, r->points_json)
 		print_point(pt);
 	cJSON_ArrayForEach (n, cJSON_GetObjectItem(v, "nodes")) {
-		cJSON *src = cJSON_GetObjectItem(n, "sources"), *ev = cJSON_GetObjectItem(src, "events");
+		cJSON *src = cJSON_GetObjectItem(n, "sources"),
+		      *ev = cJSON_GetObjectItem(src, "events");
 
 		char evs[32] = "n/a";
 
 		if (cJSON_IsNumber(ev))
 			snprintf(evs, sizeof(evs), "%.0f", ev->valuedouble);
-		printf("general allocations on private node %s: %.0f pages (counters %.0f, events %s) "
+		printf("general allocations on private node %s: %.0f pages (counters %.0f, events "
+		       "%s) "
 		       "%s%s\n",
 		       n->string, cJSON_GetObjectItem(n, "general_pages_max")->valuedouble,
 		       cJSON_GetObjectItem(src, "counters")->valuedouble, evs,
 		       cJSON_IsTrue(cJSON_GetObjectItem(n, "pass")) ? "PASS" : "FAIL",
-		       cJSON_IsTrue(cJSON_GetObjectItem(n, "inconclusive")) ? " (events lost)" : "");
+		       cJSON_IsTrue(cJSON_GetObjectItem(n, "inconclusive")) ? " (events lost)"
+									    : "");
 	}
 	printf("checks: %d passed, %d failed\n", cJSON_GetObjectItem(checks, "passed")->valueint,
 	       cJSON_GetObjectItem(checks, "failed")->valueint);

@@ -289,7 +289,8 @@ static void report(struct pn_wl *w, struct explicit_priv *p, uint64_t bytes, uin
 	pn_wl_metric(w, "alloc_fault_throughput", NULL,
 		     total_ns ? (double)bytes * 1e9 / (double)total_ns : 0.0);
 	if (done) {
-		pn_wl_metric(w, "chunk_latency_max_ns", NULL, pn_percentile(p->lat_ns, done, 100.0));
+		pn_wl_metric(w, "chunk_latency_max_ns", NULL,
+			     pn_percentile(p->lat_ns, done, 100.0));
 		pn_wl_metric(w, "chunk_latency_p50_ns", NULL, pn_percentile(p->lat_ns, done, 50.0));
 		pn_wl_metric(w, "chunk_latency_p99_ns", NULL, pn_percentile(p->lat_ns, done, 99.0));
 	}
@@ -352,18 +353,18 @@ static int explicit_run(struct pn_wl *w)
 
 	if (r->misplaced_pages)
 		pn_res_note(r, "policy %s: %llu of %llu verified page(s) outside nodes %s%s",
-			 policy_names[p->policy], (unsigned long long)r->misplaced_pages,
-			 (unsigned long long)r->intended_pages +
-				 (unsigned long long)r->misplaced_pages,
-			 p->nodes_str,
-			 p->policy == POL_PREFERRED || p->policy == POL_PREFERRED_MANY
-				 ? " (preferred falls back when the node is full)"
-				 : "");
+			    policy_names[p->policy], (unsigned long long)r->misplaced_pages,
+			    (unsigned long long)r->intended_pages +
+				    (unsigned long long)r->misplaced_pages,
+			    p->nodes_str,
+			    p->policy == POL_PREFERRED || p->policy == POL_PREFERRED_MANY
+				    ? " (preferred falls back when the node is full)"
+				    : "");
 	if (!p->touch)
 		pn_res_note(r,
-			 "touch=false: %llu page(s) were never faulted in, placement "
-			 "unverified",
-			 (unsigned long long)r->explicit_pages);
+			    "touch=false: %llu page(s) were never faulted in, placement "
+			    "unverified",
+			    (unsigned long long)r->explicit_pages);
 	if (done < p->nchunks && !ret) {
 		pn_res_note(r, "stopped after %zu of %zu chunks", done, p->nchunks);
 		/* A signal is an interrupted run; the runner ending a background

@@ -81,8 +81,8 @@ if [ $root -eq 0 ] || [ -z "$cgv" ] || [ "$cgv" = None ]; then
 else
 	"$PN" run "$T/oom.json" -o "$T/oom" >/dev/null 2>&1
 	rc=$?
-	end=$(json "$T/oom/run.json" "$wl0[\"outcome\"][\"end\"]")
-	st=$(json "$T/oom/run.json" "$wl0[\"status\"]")
+	end=$(json "$T/oom/run.json" "${wl0}[\"outcome\"][\"end\"]")
+	st=$(json "$T/oom/run.json" "${wl0}[\"status\"]")
 	after=$(json "$T/oom/run.json" 'd["points"][0]["iterations"][0]["phases"][1]["workloads"][0]["status"]')
 	expect "a workload killed by memory.max (cgroup v$cgv): outcome $end, status $st, the next phase ran ($after), exit 3" \
 		"rc=$rc end=$end status=$st after=$after" \
@@ -105,7 +105,7 @@ big=$((avail * 3 / 10))M
 sed "s/\"1G\"/\"$big\"/g" "$T/budget.json" >"$T/budget2.json"
 "$PN" run "$T/budget2.json" -o "$T/budget" >/dev/null 2>&1
 rc=$?
-why=$(json "$T/budget/run.json" "$wl0[\"reason\"]")
+why=$(json "$T/budget/run.json" "${wl0}[\"reason\"]")
 expect "two workloads of 30% of MemAvailable each are refused together (limit 50%): exit 3" \
 	"rc=$rc reason=$why" test $rc -eq 3
 expect "  ... each with the reason" "$why" grep -q "together" <<<"$why"
@@ -183,10 +183,10 @@ else
 EOF
 		"$PN" run "$T/acc$mb.json" -o "$T/acc$mb" >/dev/null 2>&1
 	done
-	c16=$(json "$T/acc16/run.json" "$wl0[\"placement\"][\"per_node\"][\"0\"]")
-	c48=$(json "$T/acc48/run.json" "$wl0[\"placement\"][\"per_node\"][\"0\"]")
-	a16=$(json "$T/acc16/run.json" "$wl0[\"cgroup\"][\"numa_stat\"][\"0\"][\"anon\"]")
-	a48=$(json "$T/acc48/run.json" "$wl0[\"cgroup\"][\"numa_stat\"][\"0\"][\"anon\"]")
+	c16=$(json "$T/acc16/run.json" "${wl0}[\"placement\"][\"per_node\"][\"0\"]")
+	c48=$(json "$T/acc48/run.json" "${wl0}[\"placement\"][\"per_node\"][\"0\"]")
+	a16=$(json "$T/acc16/run.json" "${wl0}[\"cgroup\"][\"numa_stat\"][\"0\"][\"anon\"]")
+	a48=$(json "$T/acc48/run.json" "${wl0}[\"cgroup\"][\"numa_stat\"][\"0\"][\"anon\"]")
 	# v2 counts mapped anon pages; v1 counts LRU pages, and up to one per-CPU
 	# LRU batch (15 pages per CPU) may not have reached the LRU yet.
 	tol=0
@@ -203,9 +203,9 @@ if [ -x "$LEAK" ]; then
 	for p in 5000 9000; do
 		"$PN" run -o "$T/leak$p" --exec -- "$LEAK" $p 0 >/dev/null 2>&1
 	done
-	l5=$(json "$T/leak5000/run.json" "$ex[\"last_anon_pages_per_node\"][\"0\"]")
-	l9=$(json "$T/leak9000/run.json" "$ex[\"last_anon_pages_per_node\"][\"0\"]")
-	atexit=$(json "$T/leak5000/run.json" "$ex[\"exit_census\"]")
+	l5=$(json "$T/leak5000/run.json" "${ex}[\"last_anon_pages_per_node\"][\"0\"]")
+	l9=$(json "$T/leak9000/run.json" "${ex}[\"last_anon_pages_per_node\"][\"0\"]")
+	atexit=$(json "$T/leak5000/run.json" "${ex}[\"exit_census\"]")
 	# The census is every present page of the command's anonymous mappings:
 	# its leak plus its own few pages of stack, heap and library data.
 	expect "--exec census taken at the command's exit ($atexit): 5000 leaked pages -> $l5 anonymous pages ($((l5 - 5000)) its own), 9000 -> $l9 ($((l9 - 9000)))" \

@@ -17,7 +17,7 @@
 #include "account.h"
 #include "procfs.h"
 
-#define PS    4096
+#define PS    ((int64_t)4096)
 #define MB(x) ((int64_t)(x) << 20)
 
 static struct pn_nodemem mem(int64_t used, int64_t anon, int64_t file, int64_t slab)
@@ -34,8 +34,8 @@ static struct pn_nodemem mem(int64_t used, int64_t anon, int64_t file, int64_t s
 	return m;
 }
 
-static struct pn_node_read rd(int64_t used, int64_t anon, int64_t file, int64_t slab,
-			      int64_t pcp, uint64_t t)
+static struct pn_node_read rd(int64_t used, int64_t anon, int64_t file, int64_t slab, int64_t pcp,
+			      uint64_t t)
 {
 	struct pn_nodemem m = mem(used, anon, file, slab);
 	struct pn_node_read r;
@@ -166,8 +166,8 @@ static void test_shrink_does_not_hide(void **state)
 static void test_inflight_huge_page(void **state)
 {
 	struct pn_node_acct a = { .node = 1, .is_private = true, .explained_pages = 2048 };
-	struct pn_node_read mid = rd(MB(10) + 1024 * PS + 512 * PS + 3 * PS, MB(1) + 1024 * PS, 0,
-				     3 * PS, 0, 5);
+	struct pn_node_read mid =
+		rd(MB(10) + 1024 * PS + 512 * PS + 3 * PS, MB(1) + 1024 * PS, 0, 3 * PS, 0, 5);
 
 	(void)state;
 	a.before = rd(MB(10), MB(1), 0, 0, 0, 1);
