@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_latency.c - the latency workload on this host, in-process, through
+ * its own option table: the matrix, bandwidth and loaded-latency tables are
+ * filled with positive, sensibly ordered figures (a buffer of 4x the LLC is
+ * slower than the 16 KiB L1 reference measured in the same run; figures are
+ * printed, never compared with absolute times), every buffer is on its node
+ * and in the census; bad options are config errors.
+ */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "params.h"
+#include "pn.h"
+#include "topology.h"
+#include "workload.h"
+
+extern const struct pn_workload pn_workload_latency;
+
+static const struct pn_workload *W = &pn_workload_latency;
+static struct pn_topology topo;
+
+struct ctx {
+	struct pn_wl w;
+	struct pn_roles roles;
+	cJSON *obj;
+};
+
+static void ctx_init(struct ctx *c, const char *json)
+{
+	cJSON *in = cJSON_Parse(json);
+
+	assert_non_null(in);
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
+	cJSON_Delete(in);
+	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, "0"), 0);
+	c->w.ops = W;
+	c->w.params.opts = W->opts;
+	c->w.params.obj = c->obj;
+	c->w.roles = &c->roles;
+	c->w.topo = &topo;
+	c->w.max_mem_share = 0.5;
+	pn_res_init(&c->w.res, W->metrics, W->name);
+}
+
+static void ctx_fini(struct ctx *c)
+{
+	W->teardown(&c->w);
+	assert_null(c->w.priv);
+	pn_res_free(&c->w.res);
+	cJSON_Delete(c->obj);
+}
+
+static const cJSON *table(const struct pn_res *r, const char *name)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach (t, cJSON_GetObjectItem(r->root, "tables"))
+		if (!strcmp(cJSON_GetObjectItem(t, "name")->valuestring, name))
+			return t;
+	fail_msg("table %s missing", name);
+	return NULL;
+}
+
+/* Cell `col` of row `row` as a number (NAN for null). */
+static double cell(const cJSON *t, int row, const char *col)
+{
+	const cJSON *c, *r = cJSON_GetArrayItem(cJSON_GetObjectItem(t, "rows"), row);
+	int i = 0;
+
+	cJSON_ArrayForEach (c, cJSON_GetObjectItem(t, "columns")) {
+		if (!strcmp(cJSON_GetObjectItem(c, "name")->valuestring, col)) {
+			const cJSON *v = cJSON_GetArrayItem(r, i);
+
+			return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+		}
+		i++;
+	}
+	fail_msg("column %s missing", col);
+	return NAN;
+}
+
+static int nrows(const cJSON *t)
+{
+	return cJSON_GetArraySize(cJSON_GetObjectItem(t, "rows"));
+}
+
+static void test_matrix_on_this_host(void **state)
+{
+	struct ctx c;
+	const cJSON *m, *bw, *ld, *chk;
+	double med, l1;
+
+	(void)state;
+	ctx_init(&c, "{\"targets\": \"0\", \"initiators\": \"0\", \"samples\": 6, "
+		     "\"sample_ms\": \"10ms\", \"bw_ms\": \"50ms\", \"bw_kernels\": "
+		     "\"read,write_nt,triad\", \"theoretical_gbps\": \"0=100\"}");
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_true(c.w.mem_bytes >= 4 * 64ULL << 20);
+	assert_int_equal(W->run(&c.w), 0);
+	m = table(&c.w.res, "latency_matrix");
+	assert_int_equal(nrows(m), 1);
+	med = cell(m, 0, "latency_median");
+	l1 = cell(m, 0, "l1_reference");
+	printf("latency 0->0: min %.1f / median %.1f / p99 %.1f ns; L1 reference %.2f ns; "
+	       "ratio %.0f\n",
+	       cell(m, 0, "latency_min"), med, cell(m, 0, "latency_p99"), l1, med / l1);
+	assert_true(l1 > 0 && cell(m, 0, "latency_min") > 0);
+	assert_true(cell(m, 0, "latency_min") <= med && med <= cell(m, 0, "latency_p99"));
+	assert_true(med > 2 * l1);
+	assert_true(cell(m, 0, "ratio_to_local") == 1.0);
+	bw = table(&c.w.res, "bandwidth");
+	assert_true(nrows(bw) >= 3);
+	for (int i = 0; i < nrows(bw); i++) {
+		assert_true(cell(bw, i, "gbps") > 0);
+		assert_true(fabs(cell(bw, i, "share") - cell(bw, i, "gbps")) < 1e-9); /* of 100 */
+	}
+	ld = table(&c.w.res, "loaded_latency");
+	assert_true(nrows(ld) >= 1);
+	assert_true(cell(ld, 0, "load_threads") == 0 && cell(ld, 0, "latency_median") > 0);
+	if (nrows(ld) > 1)
+		assert_true(cell(ld, 1, "load_gbps") > 0);
+	/* census: 4 buffers (chase + 3 arrays), every page on node 0 */
+	assert_true(c.w.res.verified);
+	assert_true(c.w.res.explicit_pages > 0);
+	assert_int_equal(c.w.res.placed_pages[0], c.w.res.explicit_pages);
+	assert_int_equal(c.w.res.misplaced_pages, 0);
+	cJSON_ArrayForEach (chk, cJSON_GetObjectItem(c.w.res.root, "checks"))
+		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(chk, "pass")));
+	ctx_fini(&c);
+}
+
+static void test_bad_options(void **state)
+{
+	static const char *const bad[] = {
+		"{\"stride\": 192}",
+		"{\"bw_kernels\": \"read,stream\"}",
+		"{\"theoretical_gbps\": \"0:38\"}",
+		"{\"theoretical_gbps\": \"0=-1\"}",
+		"{\"load_kernel\": \"memcpy\"}",
+		"{\"initiators\": \"x\"}",
+		"{\"initiators\": \"7\"}",
+		"{\"targets\": \"9\"}",
+		"{\"bw_threads\": \"0\"}",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
+		struct ctx c;
+
+		ctx_init(&c, bad[i]);
+		assert_int_equal(W->setup(&c.w), -EINVAL);
+		ctx_fini(&c);
+	}
+}
+
+static int group_setup(void **state)
+{
+	(void)state;
+	pn_sysroot_set("");
+	return pn_topology_load(&topo);
+}
+
+static int group_teardown(void **state)
+{
+	(void)state;
+	pn_topology_free(&topo);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_matrix_on_this_host),
+		cmocka_unit_test(test_bad_options),
+	};
+
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
