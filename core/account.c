@@ -241,7 +241,8 @@ void pn_node_acct_compute(struct pn_node_acct *a)
 	for (size_t i = 0; i < a->nsamples; i++) {
 		struct pn_general g;
 
-		pn_general_at(&a->before, &a->samples[i], a->explained_pages, &g);
+		pn_general_at(&a->before, &a->samples[i],
+			      a->explained_pages + a->explained_freed_pages, &g);
 		if (g.total > a->peak.total) {
 			a->peak = g;
 			a->peak.at_peak = true;
@@ -300,6 +301,7 @@ cJSON *pn_node_acct_json(const struct pn_node_acct *a)
 	for (int i = 0; i < PN_NKINDS; i++)
 		cJSON_AddNumberToObject(k, pn_kind_names[i], (double)a->growth[i]);
 	cJSON_AddNumberToObject(o, "explained_pages", (double)a->explained_pages);
+	cJSON_AddNumberToObject(o, "explained_freed_pages", (double)a->explained_freed_pages);
 	cJSON_AddNumberToObject(o, "samples", (double)a->nsamples);
 	cJSON_AddItemToObject(o, "general_pages", general_json(&a->general, &a->before));
 	cJSON_AddItemToObject(o, "general_end", general_json(&a->end, &a->before));

@@ -144,8 +144,11 @@ void pn_phase_explain(struct phase *p)
 		for (size_t i = 0; i < p->nslots; i++) {
 			const struct slot *s = &p->slots[i];
 
-			if (s->started && !s->w.background && s->child.got_result)
+			if (s->started && !s->w.background && s->child.got_result) {
 				a->explained_pages += (int64_t)s->w.res.placed_pages[a->node];
+				a->explained_freed_pages +=
+					(int64_t)s->w.res.freed_pages[a->node];
+			}
 		}
 		if (p->exec_mode && p->r->o->exec_explicit)
 			a->explained_pages += p->exec.last_pages[a->node];

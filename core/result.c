@@ -255,9 +255,15 @@ void pn_res_note(struct pn_res *r, const char *fmt, ...)
 	cJSON_AddItemToArray(cJSON_GetObjectItem(r->root, "notes"), cJSON_CreateString(buf));
 }
 
+void pn_res_explicit_freed(struct pn_res *r, int node, uint64_t pages)
+{
+	if (node >= 0 && node < PN_MAX_NODES)
+		r->freed_pages[node] += pages;
+}
+
 cJSON *pn_res_placement_json(const struct pn_res *r)
 {
-	cJSON *p = cJSON_CreateObject(), *per;
+	cJSON *p = cJSON_CreateObject(), *per, *fr;
 	char key[16];
 
 	cJSON_AddBoolToObject(p, "verified", r->verified);
@@ -271,6 +277,13 @@ cJSON *pn_res_placement_json(const struct pn_res *r)
 			continue;
 		snprintf(key, sizeof(key), "%d", n);
 		cJSON_AddNumberToObject(per, key, (double)r->placed_pages[n]);
+	}
+	fr = cJSON_AddObjectToObject(p, "freed_per_node");
+	for (int n = 0; n < PN_MAX_NODES; n++) {
+		if (!r->freed_pages[n])
+			continue;
+		snprintf(key, sizeof(key), "%d", n);
+		cJSON_AddNumberToObject(fr, key, (double)r->freed_pages[n]);
 	}
 	return p;
 }
@@ -293,9 +306,24 @@ static uint64_t u64_of(const cJSON *o, const char *key)
 	return cJSON_IsNumber(v) && v->valuedouble > 0 ? (uint64_t)v->valuedouble : 0;
 }
 
+static void per_node(const cJSON *o, uint64_t *pages)
+{
+	const cJSON *n;
+
+	memset(pages, 0, PN_MAX_NODES * sizeof(*pages));
+	cJSON_ArrayForEach (n, o) {
+		char *end;
+		long node = strtol(n->string, &end, 10);
+
+		if (*end || node < 0 || node >= PN_MAX_NODES || !cJSON_IsNumber(n))
+			continue;
+		pages[node] = (uint64_t)n->valuedouble;
+	}
+}
+
 int pn_res_parse(struct pn_res *r, const char *text)
 {
-	cJSON *root = cJSON_Parse(text), *p, *n;
+	cJSON *root = cJSON_Parse(text), *p;
 	static const char *const arrays[] = { "metrics", "tables", "checks", "notes" };
 
 	if (!cJSON_IsObject(root)) {
@@ -315,15 +343,8 @@ int pn_res_parse(struct pn_res *r, const char *text)
 		r->intended_pages = u64_of(p, "intended_pages");
 		r->misplaced_pages = u64_of(p, "misplaced_pages");
 		r->unverified_pages = u64_of(p, "unverified_pages");
-		memset(r->placed_pages, 0, sizeof(r->placed_pages));
-		cJSON_ArrayForEach (n, cJSON_GetObjectItem(p, "per_node")) {
-			char *end;
-			long node = strtol(n->string, &end, 10);
-
-			if (*end || node < 0 || node >= PN_MAX_NODES || !cJSON_IsNumber(n))
-				continue;
-			r->placed_pages[node] = (uint64_t)n->valuedouble;
-		}
+		per_node(cJSON_GetObjectItem(p, "per_node"), r->placed_pages);
+		per_node(cJSON_GetObjectItem(p, "freed_per_node"), r->freed_pages);
 	}
 	cJSON_Delete(p);
 	cJSON_Delete(r->root);

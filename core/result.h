@@ -14,6 +14,7 @@
  *
  *   metrics:   [{name, labels:{k:v}, unit, better, aggregate, value}]
  *   tables:    [{name, description, columns:[{name, unit}], rows:[[..]]}]
+ *              (a PN_COL_NUM cell of NAN is written as null: no value)
  *   checks:    [{name, expected, observed, pass, source}]
  *   placement: {verified, explicit_pages, intended_pages, misplaced_pages,
  *               unverified_pages, per_node:{node: pages}}
@@ -81,6 +82,9 @@ struct pn_res {
 	/* the census the runner uses to explain node growth */
 	uint64_t placed_pages[PN_MAX_NODES]; /* verified pages per node id */
 	uint64_t intended_pages, misplaced_pages, unverified_pages, explicit_pages;
+	/* verified explicit pages the workload freed again before run()
+	 * returned: they explain growth at moments sampled while it held them */
+	uint64_t freed_pages[PN_MAX_NODES];
 	bool verified;
 };
 
@@ -115,6 +119,11 @@ bool pn_res_check_le(struct pn_res *r, const char *name, int64_t limit, int64_t 
 		     const char *unit);
 bool pn_res_check_ge(struct pn_res *r, const char *name, int64_t floor, int64_t observed,
 		     const char *unit);
+
+/* Explicit pages that were verified on `node` (pn_placement_verify) and are
+ * about to be unmapped before run() returns: the runner still explains node
+ * growth at moments sampled while they were held. */
+void pn_res_explicit_freed(struct pn_res *r, int node, uint64_t pages);
 
 /* A short human note ("preferred fell back to node 0 when node 1 filled"). */
 __attribute__((format(printf, 2, 3))) void pn_res_note(struct pn_res *r, const char *fmt, ...);

@@ -136,14 +136,16 @@ static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons,
 		cJSON_AddNumberToObject(src, "events", (double)ev);
 	else
 		cJSON_AddNullToObject(src, "events");
-	if (cnt > thr) {
+	if (thr < 0) {
+		/* -1: report the figures, judge nothing */
+	} else if (cnt > thr) {
 		pass = false;
 		reason(reasons,
 		       "general allocations on private node %d: %lld pages by the counters "
 		       "(threshold %lld)",
 		       n, (long long)cnt, (long long)thr);
 	}
-	if (ev > thr) {
+	if (thr >= 0 && ev > thr) {
 		pass = false;
 		reason(reasons,
 		       "general allocations on private node %d: %lld pages by the events "

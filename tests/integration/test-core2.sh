@@ -197,6 +197,19 @@ EOF
 		test $((c48 - c16)) -eq 8192 -a $d -ge $((8192 - tol)) -a $d -le $((8192 + tol))
 fi
 
+# ---- thresholds: -1 reports without judging ----
+if [ -x "$LEAK" ]; then
+	cat >"$T/report-only.json" <<'EOF'
+{"name": "report-only", "nodes": {"private": "0"}, "thresholds": {"general_pages": -1},
+ "phases": [{"name": "exec", "workloads": []}]}
+EOF
+	"$PN" run "$T/report-only.json" -o "$T/ro" --exec -- "$LEAK" 4096 0 500 >/dev/null 2>&1
+	rc=$?
+	g=$(json "$T/ro/run.json" 'd["verdict"]["nodes"]["0"]["general_pages_max"]')
+	expect "general_pages -1 reports the general pages ($g on node 0) without failing the verdict (exit $rc)" \
+		"rc=$rc general=$g" test $rc -eq 0 -a "${g%.*}" -gt 0
+fi
+
 # ---- a foreign process: its pages at exit, exactly ----
 if [ -x "$LEAK" ]; then
 	ex='d["points"][0]["iterations"][0]["phases"][0]["exec"]'

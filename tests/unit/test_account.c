@@ -181,6 +181,26 @@ static void test_inflight_huge_page(void **state)
 	pn_node_acct_free(&a);
 }
 
+/* Explicit pages freed before the end explain the moments they were held. */
+static void test_freed_explicit(void **state)
+{
+	struct pn_node_acct a = { .node = 1, .is_private = true, .explained_pages = 100,
+				  .explained_freed_pages = 1000 };
+	struct pn_node_read mid = rd(MB(10) + 1100 * PS, MB(1) + 1100 * PS, 0, 0, 0, 5);
+
+	(void)state;
+	a.before = rd(MB(10), MB(1), 0, 0, 0, 1);
+	a.after = rd(MB(10) + 100 * PS, MB(1) + 100 * PS, 0, 0, 0, 9);
+	pn_node_acct_sample(&a, &mid);
+	pn_node_acct_compute(&a);
+	assert_int_equal(a.general.total, 0);
+	/* without the declaration the same moment is 1000 general pages */
+	a.explained_freed_pages = 0;
+	pn_node_acct_compute(&a);
+	assert_int_equal(a.general.total, 1000);
+	pn_node_acct_free(&a);
+}
+
 /* Mid-phase, explicit pages are still arriving: never blamed. */
 static void test_peak_never_blames_explicit(void **state)
 {
@@ -232,6 +252,7 @@ int main(void)
 		cmocka_unit_test(test_shrink_does_not_hide),
 		cmocka_unit_test(test_peak_never_blames_explicit),
 		cmocka_unit_test(test_inflight_huge_page),
+		cmocka_unit_test(test_freed_explicit),
 		cmocka_unit_test(test_live),
 	};
 
