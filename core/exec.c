@@ -2,9 +2,10 @@
 /*
  * exec.c - the --exec command as a phase's workload, `perf stat` style.
  *
- * Where its pages live comes from move_pages(pid, ..., NULL) over its
- * mappings (/proc/PID/maps): the kernel's own answer per page, which unlike
- * numa_maps also sees nodes that a kernel leaves out of its per-node reports.
+ * Where its pages live comes from its page table: /proc/PID/pagemap PFNs
+ * mapped to nodes by the memory-block layout (root), else move_pages(pid,
+ * ..., NULL) over its mappings -- the kernel's own answer per page, which
+ * unlike numa_maps also sees nodes a kernel leaves out of its reports.
  * It is sampled every interval and, exactly, once more when the command
  * exits: the command runs under ptrace with PTRACE_O_TRACEEXIT, which stops
  * it at exit with its memory still mapped.  (Only the command's own process
@@ -22,6 +23,7 @@
 #include <cjson/cJSON.h>
 #include <numaif.h>
 
+#include "pagemap.h"
 #include "runner.h"
 
 #define CENSUS_BATCH 1024
@@ -49,24 +51,73 @@ static int census_range(pid_t pid, uintptr_t lo, uintptr_t hi, long ps, int64_t 
 	return 0;
 }
 
-/* Pages per node of pid's mappings, all and anonymous only (inode 0). */
-static int census(pid_t pid, int64_t *pages, int64_t *anon)
+/* A VMA larger than this is not walked page by page with move_pages (a
+ * sanitizer's shadow reservation spans terabytes); pagemap scans it. */
+#define CENSUS_WALK_MAX (UINT64_C(64) << 30)
+
+/* pagemap census (root: PFNs -> nodes), anonymous and file VMAs apart. */
+static int census_pagemap(pid_t pid, const struct pn_maps *m, const struct pn_pfnmap *map,
+			  int64_t *pages, int64_t *anon)
+{
+	struct pn_range *r = pn_xcalloc(m->n + 1, sizeof(*r));
+	struct pn_census c;
+	int ret = 0;
+
+	for (int pass = 0; pass < 2 && !ret; pass++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < m->n; i++)
+			if ((m->v[i].inode == 0) == (pass == 0) && strcmp(m->v[i].name, "[vsyscall]"))
+				r[n++] = (struct pn_range){ m->v[i].start, m->v[i].end };
+		ret = n ? pn_pagemap_census_ranges(pid, r, n, map, &c) : 0;
+		for (int k = 0; !ret && n && k < PN_MAX_NODES; k++)
+			(pass == 0 ? anon : pages)[k] = (int64_t)c.node_pages[k];
+	}
+	free(r);
+	return ret;
+}
+
+/* move_pages census (without root), VMAs larger than CENSUS_WALK_MAX skipped. */
+static int census_move_pages(pid_t pid, const struct pn_maps *m, int64_t *pages, int64_t *anon,
+			     uint64_t *skipped)
 {
 	long ps = sysconf(_SC_PAGESIZE);
+	int ret = 0;
+
+	for (size_t i = 0; i < m->n && !ret; i++) {
+		const struct pn_vma *v = &m->v[i];
+
+		if (!strcmp(v->name, "[vsyscall]"))
+			continue;
+		if (v->end - v->start > CENSUS_WALK_MAX) {
+			*skipped += v->end - v->start;
+			continue;
+		}
+		ret = census_range(pid, v->start, v->end, ps > 0 ? ps : 4096,
+				   v->inode ? pages : anon);
+	}
+	return ret;
+}
+
+/* Pages per node of pid's mappings, all and anonymous only (inode 0). */
+static int census(struct pn_exec_state *x, int64_t *pages, int64_t *anon)
+{
 	struct pn_maps m;
-	int ret = pn_maps_read(pid, &m);
+	int ret = pn_maps_read(x->pid, &m);
 
 	if (ret)
 		return ret;
 	memset(pages, 0, PN_MAX_NODES * sizeof(*pages));
 	memset(anon, 0, PN_MAX_NODES * sizeof(*anon));
-	for (size_t i = 0; i < m.n && !ret; i++) {
-		const struct pn_vma *v = &m.v[i];
-
-		if (!strcmp(v->name, "[vsyscall]"))
-			continue;
-		ret = census_range(pid, v->start, v->end, ps > 0 ? ps : 4096,
-				   v->inode ? pages : anon);
+	ret = -EPERM;
+	if (x->have_pfnmap)
+		ret = census_pagemap(x->pid, &m, &x->pfnmap, pages, anon);
+	if (ret == -EPERM) {
+		x->method = "move_pages";
+		x->skipped_bytes = 0;
+		ret = census_move_pages(x->pid, &m, pages, anon, &x->skipped_bytes);
+	} else if (!ret) {
+		x->method = "pagemap";
 	}
 	pn_maps_free(&m);
 	for (int n = 0; n < PN_MAX_NODES; n++)
@@ -78,7 +129,7 @@ void pn_exec_sample(struct pn_exec_state *x)
 {
 	int64_t *pages = pn_xcalloc((size_t)2 * PN_MAX_NODES, sizeof(*pages));
 
-	if (census(x->pid, pages, pages + PN_MAX_NODES) == 0) {
+	if (census(x, pages, pages + PN_MAX_NODES) == 0) {
 		memcpy(x->last_pages, pages, sizeof(x->last_pages));
 		memcpy(x->last_anon_pages, pages + PN_MAX_NODES, sizeof(x->last_anon_pages));
 		for (int n = 0; n < PN_MAX_NODES; n++)
@@ -108,6 +159,8 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 	}
 	x->started = true;
 	x->method = "move_pages";
+	/* PFN -> node for the pagemap census; reloaded at exit (hot-plug) */
+	x->have_pfnmap = geteuid() == 0 && pn_pfnmap_load(&x->pfnmap) == 0;
 	/* The tracee stops with SIGTRAP at a successful execve. */
 	if (waitpid(x->pid, &st, 0) == x->pid && WIFSTOPPED(st)) {
 		if (ptrace(PTRACE_SETOPTIONS, x->pid, NULL,
@@ -142,6 +195,8 @@ bool pn_exec_poll(struct pn_exec_state *x)
 			break;
 		}
 		if (WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			if (x->have_pfnmap)
+				x->have_pfnmap = pn_pfnmap_load(&x->pfnmap) == 0;
 			pn_exec_sample(x); /* exiting, memory still mapped */
 			x->exit_sampled = true;
 			/* the kernel's numa_maps, to cross-check the census */
@@ -215,6 +270,7 @@ cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x)
 	}
 	cJSON_AddBoolToObject(ej, "explicit", r->o->exec_explicit);
 	cJSON_AddStringToObject(ej, "census", x->method ? x->method : "none");
+	cJSON_AddNumberToObject(ej, "census_skipped_bytes", (double)x->skipped_bytes);
 	cJSON_AddBoolToObject(ej, "exit_census", x->exit_sampled);
 	cJSON_AddNumberToObject(ej, "samples", x->samples);
 	pn = cJSON_AddObjectToObject(ej, "last_pages_per_node");

@@ -199,7 +199,7 @@ static void start_children(struct phase *p)
 		fds[nfds++] = s->child.sock;
 		p->pids[p->ctx.npids++] = (struct pn_phase_pid){
 			.pid = s->child.pid,
-			.explicit_alloc = !s->w.background,
+			.explicit_alloc = !s->w.background && s->w.ops->explicit_alloc,
 			.background = s->w.background,
 			.workload = s->w.ops->name,
 		};
@@ -478,6 +478,8 @@ static void phase_free(struct phase *p)
 	if (p->flags)
 		munmap((void *)p->flags, (p->nslots + 1) * sizeof(*p->flags));
 	pn_knobs_free(&p->knobs);
+	if (p->exec.have_pfnmap)
+		pn_pfnmap_free(&p->exec.pfnmap);
 	free(p->reps);
 	free(p->slots);
 	free(p->pids);

@@ -14,6 +14,7 @@
 #include "cgroup.h"
 #include "collector.h"
 #include "config.h"
+#include "pagemap.h"
 #include "procfs.h"
 #include "run.h"
 #include "topology.h"
@@ -66,7 +67,10 @@ struct pn_exec_state {
 	int64_t last_anon_pages[PN_MAX_NODES]; /* of that, anonymous mappings */
 	int64_t peak_pages[PN_MAX_NODES];
 	int samples;
-	const char *method;  /* "move_pages" */
+	const char *method;  /* "pagemap" or "move_pages" */
+	bool have_pfnmap;
+	struct pn_pfnmap pfnmap;
+	uint64_t skipped_bytes; /* move_pages: VMAs too large to walk */
 	bool have_numa_maps; /* numa_maps read at exit, to cross-check */
 	struct pn_numa_maps numa_maps;
 };

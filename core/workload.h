@@ -120,6 +120,9 @@ struct pn_workload {
 	const char *summary;
 	const struct pn_opt *opts;	      /* terminated by {NULL} */
 	const struct pn_metric_decl *metrics; /* terminated by {NULL}; may be NULL */
+	/* its process allocates on private nodes explicitly (with a policy that
+	 * names them): event collectors count its pages there as explicit */
+	bool explicit_alloc;
 	/* 0 if it can run here, else -errno and a reason in why. */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);
 	int (*setup)(struct pn_wl *w); /* parent; may be NULL */

@@ -396,6 +396,7 @@ const struct pn_workload pn_workload_explicit = {
 	.summary = "explicit mbind() allocations on a node set, page placement verified",
 	.opts = explicit_opts,
 	.metrics = explicit_metrics,
+	.explicit_alloc = true,
 	.supported = explicit_supported,
 	.setup = explicit_setup,
 	.run = explicit_run,

@@ -604,6 +604,7 @@ const struct pn_workload pn_workload_latency = {
 	.summary = "idle and loaded latency, bandwidth, initiator x target, beside HMAT",
 	.opts = latency_opts,
 	.metrics = latency_metrics,
+	.explicit_alloc = true,
 	.supported = latency_supported,
 	.setup = latency_setup,
 	.run = latency_run,
