@@ -43,6 +43,10 @@ int pn_tp_parse(struct pn_tp *tp, const char *sys, const char *buf, size_t len,
 		tep_strerror(tp->tep, r, msg, sizeof(msg));
 		return pn_error(-EINVAL, "tracepoint format of %s: %s", sys, msg);
 	}
+	/* libtraceevent accepts much; an event needs an id and the common header */
+	if (e->id <= 0 || !e->name || !tep_find_common_field(e, "common_type"))
+		return pn_error(-EINVAL, "tracepoint format of %s: no ID or no common_type field",
+				sys);
 	*ev = e;
 	return 0;
 }
@@ -91,7 +95,7 @@ const char *pn_tp_event_name(const struct tep_event *ev)
 int pn_tp_field(const struct tep_event *ev, const char *name, int min_size,
 		struct pn_tpfield *out)
 {
-	struct tep_format_field *f = tep_find_field((struct tep_event *)ev, name);
+	struct tep_format_field *f = tep_find_any_field((struct tep_event *)ev, name);
 
 	memset(out, 0, sizeof(*out));
 	if (!f)

@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * perf.c - event collector: the page allocator's tracepoints on every online
+ * CPU through libperf, page-exact and attributed.
+ *
+ * Events: kmem:mm_page_alloc and kmem:mm_page_free (every free passes
+ * free_pages_prepare(), so mm_page_free_batched and mm_page_pcpu_drain
+ * would count pages twice and are left out), and the reference series'
+ * kmem:mm_private_alloc / kmem:mm_private_skip where the kernel has them.
+ * Samples carry PERF_SAMPLE_RAW|TID|TIME|CPU; every field is located by its
+ * name in the tracepoint's format file (libtraceevent, core/tpfmt.c).
+ *
+ * A reader thread polls the rings (one per CPU, woken at a watermark),
+ * merges them back into time order (core/perfring.c) and accounts every page
+ * by node (pfn -> node from the memory-block layout, reloaded every
+ * pfnmap_refresh and whenever a pfn falls in no known block) in
+ * core/pageacct.c.  phase_end() drains the rings up to that moment.
+ *
+ * Lost data: PERF_RECORD_LOST records per CPU and PERF_FORMAT_LOST per event
+ * and CPU; any loss in a phase makes every private node's event verdict
+ * inconclusive (a lost event could have touched any node).
+ *
+ * Needs root (or CAP_PERFMON; with neither, perf_event_paranoid must be -1
+ * for raw tracepoint samples), tracefs (mounted at /sys/kernel/tracing when
+ * absent), and libperf at build time (make deps).
+ */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "collector.h"
+#include "pageacct.h"
+#include "perfring.h"
+#include "pfnnode.h"
+#include "procfs.h"
+#include "tpfmt.h"
+#include "workload.h"
+
+static const struct pn_opt perf_opts[] = {
+	{ "nodes", PN_OPT_NODES, "private", "nodes whose pages are classified and tracked" },
+	{ "ring_pages", PN_OPT_INT, "512", "ring buffer data pages per CPU (power of two)", NULL,
+	  8, 65536 },
+	{ "wakeup", PN_OPT_SIZE, "512K", "wake the reader when a ring holds this much", NULL, 0,
+	  0 },
+	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0,
+	  1000 },
+	{ "pfnmap_refresh", PN_OPT_DURATION, "1s", "reload the pfn -> node map this often" },
+	{ "series_events", PN_OPT_BOOL, "true",
+	  "also mm_private_alloc/mm_private_skip where the kernel has them" },
+	{ NULL },
+};
+
+enum { TP_ALLOC, TP_FREE, TP_PALLOC, TP_PSKIP, TP_N };
+
+struct tpdesc {
+	const char *name;
+	uint8_t kind;
+	bool present;
+	int id;
+	struct pn_tpfield f[5]; /* field_names[] order */
+};
+
+struct perfcoll {
+	char tracefs[4096];
+	struct pn_tp tp;
+	struct tpdesc td[TP_N];
+	size_t nev;
+	struct pn_tpfield common_type;
+	struct pn_tpflags gfp_names, skip_reasons;
+	uint64_t private_gfp;
+	struct pn_pfnnode map;
+	uint64_t refresh_ns, last_refresh_ns, last_miss_ns;
+	struct pn_nodeset nodes;
+	struct pn_pgacct *acct;
+	struct pn_perford ord;
+	struct pn_perfring *ring;
+	size_t nrings;
+	pthread_t thr;
+	bool thr_started;
+	volatile int stop;
+	pthread_mutex_t lock;
+	uint64_t *lost_rec; /* per ring: PERF_RECORD_LOST totals */
+	uint64_t lost_samples, malformed, unknown_tp, events;
+	uint64_t lost_begin; /* lost (both sources' max) at phase begin */
+	int64_t used_begin[PN_MAX_NODES];
+	struct cJSON *params_obj; /* defaults when the runner gave none */
+	int64_t *row_cache;
+};
+
+static const char *const tp_names[TP_N] = { "mm_page_alloc", "mm_page_free", "mm_private_alloc",
+					    "mm_private_skip" };
+
+/* ---- where it can run ---- */
+
+static int find_tracefs(char *out, size_t len, bool may_mount)
+{
+	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	char p[4096];
+
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < PN_ARRAY_SIZE(dirs); i++) {
+			snprintf(p, sizeof(p), "%s/events/kmem", dirs[i]);
+			if (pn_exists(p)) {
+				pn_path(out, len, dirs[i]);
+				return 0;
+			}
+		}
+		if (!may_mount || pass || *pn_sysroot())
+			break;
+		/* tracefs is not mounted by default everywhere (it is not here) */
+		if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+		    !pn_exists("/sys/kernel/debug/tracing"))
+			(void)mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL);
+	}
+	return -ENOENT;
+}
+
+static int perf_supported(const struct pn_env *env, char *why, size_t whylen)
+{
+	uint64_t paranoid = 0;
+	char t[4096];
+	bool root = env ? env->is_root : geteuid() == 0;
+
+#ifndef PN_HAVE_LIBPERF
+	snprintf(why, whylen, "built without libperf/libtraceevent (run make deps, then rebuild)");
+	return -ENOSYS;
+#endif
+	if (pn_read_text("/proc/sys/kernel/perf_event_paranoid", t, sizeof(t)) > 0)
+		paranoid = (uint64_t)strtoll(t, NULL, 10);
+	if (!root && (int64_t)paranoid > -1) {
+		snprintf(why, whylen,
+			 "raw tracepoint samples need root or CAP_PERFMON, or perf_event_paranoid "
+			 "-1 (it is %lld)",
+			 (long long)(int64_t)paranoid);
+		return -EPERM;
+	}
+	if (find_tracefs(t, sizeof(t), root)) {
+		snprintf(why, whylen, "no tracefs with kmem events under %s/sys/kernel/tracing%s",
+			 pn_sysroot(), root ? " (mounting it failed)" : " (not root: cannot mount)");
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---- formats ---- */
+
+static const char *const field_names[TP_N][5] = {
+	[TP_ALLOC] = { "pfn", "order", "gfp_flags", "migratetype", NULL },
+	[TP_FREE] = { "pfn", "order", NULL, NULL, NULL },
+	[TP_PALLOC] = { "nid", "order", "gfp_flags", "preferred_nid", "fallback" },
+	[TP_PSKIP] = { "nid", "pfn", "reason", NULL, NULL },
+};
+
+static int load_tp(struct perfcoll *p, int i)
+{
+	struct tpdesc *d = &p->td[i];
+	struct tep_event *ev;
+	int ret = pn_tp_load(&p->tp, p->tracefs, "kmem", tp_names[i], &ev);
+
+	if (ret)
+		return ret;
+	for (int k = 0; k < 5; k++) {
+		if (!field_names[i][k])
+			continue;
+		ret = pn_tp_field(ev, field_names[i][k], 1, &d->f[k]);
+		if (ret)
+			return pn_error(ret, "perf: kmem:%s has no usable field %s", tp_names[i],
+					field_names[i][k]);
+	}
+	if (i == TP_ALLOC) {
+		if (pn_tp_field(ev, "common_type", 2, &p->common_type))
+			return pn_error(-EINVAL, "perf: kmem:%s has no common_type", tp_names[i]);
+		/* the series prints __GFP_PRIVATE by name: take its value from there */
+		if (!pn_tp_flags(ev, "gfp_flags", &p->gfp_names))
+			(void)pn_tpflags_value(&p->gfp_names, "__GFP_PRIVATE", &p->private_gfp);
+	}
+	if (i == TP_PSKIP)
+		(void)pn_tp_flags(ev, "reason", &p->skip_reasons);
+	d->id = pn_tp_event_id(ev);
+	d->present = true;
+	return 0;
+}
+
+/* ---- the hot path: records -> events -> accounting ---- */
+
+static int node_of(struct perfcoll *p, uint64_t pfn)
+{
+	int node = pn_pfnnode_lookup(&p->map, pfn);
+
+	if (node == PN_PFNNODE_UNKNOWN) {
+		/* a block hot-added since the last reload?  (at most every 100 ms) */
+		uint64_t now = pn_now_ns();
+
+		if (now - p->last_miss_ns > 100000000ULL) {
+			p->last_miss_ns = now;
+			if (pn_pfnnode_refresh(&p->map) > 0)
+				node = pn_pfnnode_lookup(&p->map, pfn);
+		}
+	}
+	return node;
+}
+
+static void fill_event(struct perfcoll *p, int i, const uint64_t *v, struct pn_pgev *e)
+{
+	e->kind = p->td[i].kind;
+	switch (i) {
+	case TP_ALLOC:
+	case TP_FREE:
+		e->pfn = v[0];
+		e->order = (uint8_t)(v[1] < 255 ? v[1] : 255);
+		e->gfp = v[2];
+		e->aux = (int32_t)v[3];
+		e->node = e->pfn == UINT64_MAX ? PN_PFNNODE_UNKNOWN : node_of(p, e->pfn);
+		break;
+	case TP_PALLOC:
+		e->node = (int32_t)v[0];
+		e->order = (uint8_t)(v[1] < 255 ? v[1] : 255);
+		e->gfp = v[2];
+		e->aux = (int32_t)v[3];
+		e->fallback = v[4] != 0;
+		break;
+	default: /* TP_PSKIP */
+		e->node = (int32_t)v[0];
+		e->pfn = v[1];
+		e->gfp = v[2];
+		break;
+	}
+}
+
+static void decode_sample(struct perfcoll *p, size_t ring, const struct pn_perfrec *r)
+{
+	uint64_t type, v[5] = { 0 };
+	struct pn_pgev *e;
+	int i;
+
+	if (pn_tpfield_read(&p->common_type, r->raw, r->raw_size, &type)) {
+		p->malformed++;
+		return;
+	}
+	for (i = 0; i < TP_N; i++)
+		if (p->td[i].present && (uint64_t)p->td[i].id == type)
+			break;
+	if (i == TP_N) {
+		p->unknown_tp++;
+		return;
+	}
+	for (int k = 0; k < 5; k++) {
+		if (p->td[i].f[k].present &&
+		    pn_tpfield_read(&p->td[i].f[k], r->raw, r->raw_size, &v[k])) {
+			p->malformed++; /* truncated: counted, never read past its end */
+			return;
+		}
+	}
+	e = pn_perford_push(&p->ord, ring);
+	memset(e, 0, sizeof(*e));
+	e->time_ns = r->time_ns;
+	e->pid = r->pid;
+	e->cpu = r->cpu;
+	fill_event(p, i, v, e);
+	p->events++;
+}
+
+static int on_record(void *arg, size_t ring, const struct pn_perfrec *r)
+{
+	struct perfcoll *p = arg;
+	struct pn_pgev *e;
+
+	switch (r->type) {
+	case PERF_RECORD_SAMPLE: decode_sample(p, ring, r); break;
+	case PERF_RECORD_LOST: p->lost_rec[ring] += r->lost; break;
+	case PERF_RECORD_LOST_SAMPLES: p->lost_samples += r->lost; break;
+	case PERF_RECORD_COMM:
+		if (r->pid == r->tid)
+			pn_pgacct_comm(p->acct, r->pid, r->comm);
+		break;
+	case PERF_RECORD_FORK:
+		if (r->pid == r->ppid)
+			break; /* a thread */
+		e = pn_perford_push(&p->ord, ring);
+		memset(e, 0, sizeof(*e));
+		e->time_ns = r->time_ns;
+		e->kind = PN_PGEV_FORK;
+		e->pid = r->pid;
+		e->pfn = r->ppid;
+		break;
+	case 0: p->malformed++; break;
+	default: break;
+	}
+	return 0;
+}
+
+static void apply_one(void *arg, const void *item)
+{
+	struct perfcoll *p = arg;
+
+	pn_pgacct_apply(p->acct, item);
+}
+
+/* Read every ring and account everything stamped before the read began. */
+static void drain(struct perfcoll *p)
+{
+	uint64_t t0 = pn_now_ns();
+
+	(void)pn_perfring_read(p->ring, on_record, p);
+	pn_perford_flush(&p->ord, t0, apply_one, p);
+	if (t0 - p->last_refresh_ns >= p->refresh_ns) {
+		p->last_refresh_ns = t0;
+		(void)pn_pfnnode_refresh(&p->map);
+	}
+}
+
+static void *reader(void *arg)
+{
+	struct perfcoll *p = arg;
+
+	while (!p->stop) {
+		(void)pn_perfring_poll(p->ring, 100);
+		pthread_mutex_lock(&p->lock);
+		drain(p);
+		pthread_mutex_unlock(&p->lock);
+	}
+	return NULL;
+}
+
+/* ---- lost data ---- */
+
+/* Lost samples so far: the larger of the two sources (PERF_RECORD_LOST is
+ * written only once a later record fits; PERF_FORMAT_LOST is immediate). */
+static uint64_t lost_total(struct perfcoll *p, cJSON *details)
+{
+	uint64_t rec = p->lost_samples, fmt = 0;
+	cJSON *pc = details ? cJSON_CreateArray() : NULL, *pe = details ? cJSON_CreateObject() : NULL;
+
+	for (size_t r = 0; r < p->nrings; r++) {
+		rec += p->lost_rec[r];
+		if (pc) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(o, "cpu", pn_perfring_ring_cpu(p->ring, r));
+			cJSON_AddNumberToObject(o, "lost_records", (double)p->lost_rec[r]);
+			cJSON_AddItemToArray(pc, o);
+		}
+	}
+	for (size_t ev = 0, i = 0; i < TP_N; i++) {
+		cJSON *arr;
+
+		if (!p->td[i].present)
+			continue;
+		arr = pe ? cJSON_AddArrayToObject(pe, tp_names[i]) : NULL;
+		for (size_t r = 0; r < p->nrings; r++) {
+			uint64_t count, lost = 0, id;
+
+			if (!pn_perfring_counts(p->ring, ev, r, &count, &lost, &id))
+				fmt += lost;
+			if (arr)
+				cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lost));
+		}
+		ev++;
+	}
+	if (details) {
+		cJSON *o = cJSON_AddObjectToObject(details, "lost");
+
+		cJSON_AddNumberToObject(o, "records_total", (double)rec);
+		cJSON_AddNumberToObject(o, "format_lost_total", (double)fmt);
+		cJSON_AddItemToObject(o, "per_cpu", pc);
+		cJSON_AddItemToObject(o, "per_event_per_cpu", pe);
+	}
+	return rec > fmt ? rec : fmt;
+}
+
+/* ---- counters beside the events ---- */
+
+static void used_snapshot(const struct perfcoll *p, int64_t *used)
+{
+	struct pn_nodemem m;
+	int node;
+
+	(void)pn_stat_refresh(); /* exact node counters where we may (root) */
+	pn_nodeset_for_each(node, &p->nodes)
+		used[node] = pn_nodemem_read(node, &m) ? INT64_MIN : m.used;
+}
+
+/* Event net pages against the node's MemUsed delta, each with its source. */
+static void reconcile(struct perfcoll *p, const struct pn_event_report *rep)
+{
+	static int64_t used_end[PN_MAX_NODES];
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(rep->details, "private_nodes");
+	int64_t page = (int64_t)p->map.page_bytes;
+	cJSON *o;
+	size_t i = 0;
+
+	used_snapshot(p, used_end);
+	cJSON_ArrayForEach(o, arr)
+	{
+		const struct pn_event_node *n = &rep->nodes[i++];
+		cJSON *r = cJSON_AddObjectToObject(o, "counters");
+		int64_t d;
+
+		if (used_end[n->node] == INT64_MIN || p->used_begin[n->node] == INT64_MIN)
+			continue;
+		d = (used_end[n->node] - p->used_begin[n->node]) / page;
+		cJSON_AddStringToObject(r, "source", "nodeN/meminfo MemUsed (after stat_refresh)");
+		cJSON_AddNumberToObject(r, "used_delta_pages", (double)d);
+		cJSON_AddNumberToObject(r, "event_net_pages", (double)n->net_pages);
+		/* pages on per-CPU lists are used for the counters, free for the events */
+		cJSON_AddNumberToObject(r, "event_minus_counter_pages", (double)(n->net_pages - d));
+	}
+}
+
+/* ---- collector ops ---- */
+
+static int resolve_params(struct pn_coll *c, struct perfcoll *p)
+{
+	struct pn_nodeset empty;
+	const char *nodes;
+
+	if (!c->params.obj) {
+		int ret = pn_params_resolve(perf_opts, NULL, "perf", "$", &p->params_obj);
+
+		if (ret)
+			return ret;
+		c->params.opts = perf_opts;
+		c->params.obj = p->params_obj;
+	}
+	nodes = pn_param_str(&c->params, "nodes");
+	pn_nodeset_zero(&empty);
+	if (!strcmp(nodes, "private") && (!c->env || !c->env->roles))
+		p->nodes = empty;
+	else if (!strcmp(nodes, "private") && pn_nodeset_empty(&c->env->roles->private_nodes))
+		p->nodes = empty; /* counting only: no node plays the private role */
+	else if (c->env && c->env->roles)
+		return pn_param_nodes(&c->params, "nodes", c->env->roles, &p->nodes);
+	else
+		return pn_nodeset_parse(&p->nodes, nodes);
+	return 0;
+}
+
+static int open_formats(struct pn_coll *c, struct perfcoll *p)
+{
+	bool series = pn_param_bool(&c->params, "series_events");
+	int ret = find_tracefs(p->tracefs, sizeof(p->tracefs), true);
+
+	if (ret)
+		return pn_error(ret, "perf: no tracefs with kmem events (mount -t tracefs nodev "
+				     "/sys/kernel/tracing)");
+	ret = pn_tp_init(&p->tp);
+	if (ret)
+		return pn_error(ret, "perf: libtraceevent: %s", strerror(-ret));
+	for (int i = 0; i < TP_N; i++) {
+		p->td[i].name = tp_names[i];
+		p->td[i].kind = (uint8_t)(PN_PGEV_ALLOC + i);
+		if (i >= TP_PALLOC && !series)
+			continue;
+		ret = load_tp(p, i);
+		if (ret == -ENOENT && i >= TP_PALLOC)
+			continue; /* a kernel without the reference series */
+		if (ret)
+			return pn_error(ret, "perf: format of kmem:%s: %s", tp_names[i],
+					strerror(-ret));
+		p->nev++;
+	}
+	return 0;
+}
+
+static int open_rings(struct pn_coll *c, struct perfcoll *p)
+{
+	struct pn_perfring_cfg rc = {
+		.ring_pages = (size_t)pn_param_int(&c->params, "ring_pages"),
+		.wakeup_bytes = (uint32_t)pn_param_size(&c->params, "wakeup"),
+		.comm_task = true,
+	};
+	uint64_t ids[TP_N];
+	size_t n = 0;
+	int ret;
+
+	for (int i = 0; i < TP_N; i++)
+		if (p->td[i].present)
+			ids[n++] = (uint64_t)p->td[i].id;
+	ret = pn_perfring_open(&p->ring, ids, n, &rc);
+	if (ret)
+		return pn_error(ret, "perf: perf_event_open of %zu tracepoints on every CPU: %s "
+				     "(ring_pages %zu)",
+				n, strerror(-ret), rc.ring_pages);
+	p->nrings = pn_perfring_nrings(p->ring);
+	p->lost_rec = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_rec));
+	pn_perford_init(&p->ord, p->nrings, sizeof(struct pn_pgev));
+	return 0;
+}
+
+static void perf_close(struct pn_coll *c);
+
+static int perf_open(struct pn_coll *c)
+{
+	struct perfcoll *p = pn_xcalloc(1, sizeof(*p));
+	struct pn_pgacct_cfg ac = { 0 };
+	int ret;
+
+	pthread_mutex_init(&p->lock, NULL);
+	c->priv = p;
+	ret = resolve_params(c, p);
+	if (!ret)
+		ret = open_formats(c, p);
+	if (!ret)
+		ret = pn_pfnnode_load(&p->map);
+	if (!ret) {
+		ac.private_nodes = p->nodes;
+		ac.private_gfp = p->private_gfp;
+		ac.nexamples = (size_t)pn_param_int(&c->params, "examples");
+		ac.gfp_names = &p->gfp_names;
+		ac.skip_reasons = &p->skip_reasons;
+		ret = pn_pgacct_new(&p->acct, &ac);
+	}
+	p->refresh_ns = pn_param_duration_ms(&c->params, "pfnmap_refresh") * 1000000ULL;
+	if (!ret)
+		ret = open_rings(c, p);
+	if (!ret) {
+		static const char *const cols[] = { "events", "lost_events", "alloc_pages",
+						    "free_pages", "unknown_node_pages" };
+
+		for (size_t i = 0; i < PN_ARRAY_SIZE(cols) && ret >= 0; i++)
+			ret = pn_series_add_col(&c->series, cols[i]);
+		ret = ret < 0 ? ret : 0;
+	}
+	if (ret)
+		perf_close(c);
+	return ret;
+}
+
+static int perf_start(struct pn_coll *c)
+{
+	struct perfcoll *p = c->priv;
+	int ret;
+
+	p->last_refresh_ns = pn_now_ns();
+	pn_perfring_enable(p->ring);
+	ret = pthread_create(&p->thr, NULL, reader, p);
+	if (ret) {
+		pn_perfring_disable(p->ring);
+		return pn_error(-ret, "perf: reader thread: %s", strerror(ret));
+	}
+	p->thr_started = true;
+	return 0;
+}
+
+static int perf_phase_begin(struct pn_coll *c, const struct pn_phase_ctx *ctx)
+{
+	struct perfcoll *p = c->priv;
+
+	pthread_mutex_lock(&p->lock);
+	drain(p); /* what came before belongs to no phase */
+	pn_pgacct_phase_begin(p->acct, ctx);
+	p->lost_begin = lost_total(p, NULL);
+	used_snapshot(p, p->used_begin);
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
+			  struct pn_event_report *rep)
+{
+	struct perfcoll *p = c->priv;
+	cJSON *lost = cJSON_CreateObject();
+	uint64_t total;
+	int ret;
+
+	(void)ctx;
+	pthread_mutex_lock(&p->lock);
+	drain(p);
+	total = lost_total(p, lost);
+	ret = pn_pgacct_phase_end(p->acct, (int64_t)(total - p->lost_begin), rep);
+	if (!ret) {
+		cJSON *l = cJSON_DetachItemFromObject(lost, "lost");
+
+		cJSON_AddNumberToObject(l, "phase_lost", (double)(total - p->lost_begin));
+		cJSON_AddNumberToObject(l, "malformed_records", (double)p->malformed);
+		cJSON_AddNumberToObject(l, "out_of_order", (double)p->ord.out_of_order);
+		cJSON_AddItemToObject(rep->details, "lost", l);
+		cJSON_AddNumberToObject(rep->details, "pfnmap_generation", p->map.generation);
+		reconcile(p, rep);
+	}
+	pthread_mutex_unlock(&p->lock);
+	cJSON_Delete(lost);
+	return ret;
+}
+
+static int perf_sample(struct pn_coll *c, int64_t *row)
+{
+	struct perfcoll *p = c->priv;
+	struct pn_pgacct_totals t;
+
+	pthread_mutex_lock(&p->lock);
+	pn_pgacct_totals(p->acct, &t);
+	row[0] = t.events;
+	row[1] = (int64_t)lost_total(p, NULL);
+	row[2] = t.alloc_pages;
+	row[3] = t.free_pages;
+	row[4] = t.unknown_node_pages;
+	pthread_mutex_unlock(&p->lock);
+	return 0;
+}
+
+static void perf_close(struct pn_coll *c)
+{
+	struct perfcoll *p = c->priv;
+
+	if (!p)
+		return;
+	if (p->thr_started) {
+		p->stop = 1;
+		pthread_join(p->thr, NULL);
+	}
+	if (p->ring) {
+		pn_perfring_disable(p->ring);
+		pn_perfring_close(p->ring);
+	}
+	pn_pgacct_free(p->acct);
+	pn_perford_free(&p->ord);
+	pn_tpflags_free(&p->gfp_names);
+	pn_tpflags_free(&p->skip_reasons);
+	pn_tp_free(&p->tp);
+	pn_pfnnode_free(&p->map);
+	free(p->lost_rec);
+	if (p->params_obj) {
+		cJSON_Delete(p->params_obj);
+		c->params.obj = NULL;
+	}
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	c->priv = NULL;
+}
+
+const struct pn_collector pn_collector_perf = {
+	.name = "perf",
+	.summary = "page allocator tracepoints through libperf: every page on a private node, "
+		   "classified and attributed; lost events make the node inconclusive",
+	.kind = PN_COLL_EVENT,
+	.opts = perf_opts,
+	.supported = perf_supported,
+	.open = perf_open,
+	.sample = perf_sample,
+	.start = perf_start,
+	.phase_begin = perf_phase_begin,
+	.phase_end = perf_phase_end,
+	.close = perf_close,
+};
