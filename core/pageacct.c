@@ -73,6 +73,8 @@ struct pn_pgacct {
 	bool in_phase;
 	size_t nxp, capxp;
 	uint32_t *xpids; /* explicit pids of the phase (and what they forked) */
+	size_t ncp;
+	uint32_t *cpids; /* every pid of the phase context: always in by_process */
 	size_t ncomm, capcomm;
 	struct comm *comms;
 };
@@ -436,6 +438,7 @@ void pn_pgacct_free(struct pn_pgacct *a)
 	free(a->node_free);
 	free(a->live);
 	free(a->xpids);
+	free(a->cpids);
 	free(a->comms);
 	free(a);
 }
@@ -462,6 +465,11 @@ void pn_pgacct_phase_begin(struct pn_pgacct *a, const struct pn_phase_ctx *ctx)
 	a->seq++;
 	a->in_phase = true;
 	a->nxp = 0;
+	free(a->cpids);
+	a->ncp = ctx ? ctx->npids : 0;
+	a->cpids = pn_xcalloc(a->ncp ? a->ncp : 1, sizeof(*a->cpids));
+	for (size_t i = 0; i < a->ncp; i++)
+		a->cpids[i] = (uint32_t)ctx->pids[i].pid;
 	for (size_t i = 0; ctx && i < ctx->npids; i++)
 		if (ctx->pids[i].explicit_alloc && !ctx->pids[i].background)
 			add_xpid(a, (uint32_t)ctx->pids[i].pid);
@@ -511,15 +519,27 @@ static int cmp_pid(const void *x, const void *y)
 	return pa > pb ? -1 : pa < pb;
 }
 
+static bool is_cpid(const struct pn_pgacct *a, uint32_t pid)
+{
+	for (size_t i = 0; i < a->ncp; i++)
+		if (a->cpids[i] == pid)
+			return true;
+	return false;
+}
+
+/* The 32 processes with most pages, and every process of the phase. */
 static cJSON *pids_json(struct pn_pgacct *a, struct pnode *n)
 {
 	cJSON *arr = cJSON_CreateArray();
 
 	qsort(n->pids, n->npids, sizeof(*n->pids), cmp_pid);
-	for (size_t i = 0; i < n->npids && i < 32; i++) {
+	for (size_t i = 0; i < n->npids; i++) {
 		const struct pidacct *p = &n->pids[i];
-		cJSON *o = cJSON_CreateObject();
+		cJSON *o;
 
+		if (i >= 32 && !is_cpid(a, p->pid) && !is_xpid(a, p->pid))
+			continue;
+		o = cJSON_CreateObject();
 		add_num(o, "pid", p->pid);
 		cJSON_AddStringToObject(o, "comm", comm_of(a, p->pid));
 		add_num(o, "general_pages", p->general_pages);
