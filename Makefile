@@ -150,6 +150,13 @@ $(FUZZ_O)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(O)/gen/registry.c
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -I$(O)/gen -DPN_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_LIB_SRC) $(O)/gen/registry.c $(PN_LIBS)
 
+# The perf parsers' target links only what it uses (static pattern rule).
+PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
+PERF_FUZZ_SRC := core/tpfmt.c core/perfring.c core/pageacct.c core/util.c
+$(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(PERF_FUZZ_SRC) $(PN_LIBS)
+
 fuzz-build: $(FUZZ_BIN)
 fuzz: fuzz-build
 	tests/fuzz/run.sh $(FUZZ_O) $(FUZZ_SECONDS)
