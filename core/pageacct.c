@@ -532,7 +532,8 @@ static cJSON *pids_json(struct pn_pgacct *a, struct pnode *n)
 {
 	cJSON *arr = cJSON_CreateArray();
 
-	qsort(n->pids, n->npids, sizeof(*n->pids), cmp_pid);
+	if (n->npids)
+		qsort(n->pids, n->npids, sizeof(*n->pids), cmp_pid);
 	for (size_t i = 0; i < n->npids; i++) {
 		const struct pidacct *p = &n->pids[i];
 		cJSON *o;

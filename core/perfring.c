@@ -217,6 +217,10 @@ size_t pn_perford_queued(const struct pn_perford *o)
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
+/* Internal to libperf (evsel.c), hidden from the .so but in libperf.a:
+ * perf_evsel__delete() does not free what perf_evlist__mmap() allocated. */
+void perf_evsel__free_id(struct perf_evsel *evsel);
+
 struct pn_perfring {
 	struct perf_evlist *el;
 	struct perf_cpu_map *cpus;
@@ -402,8 +406,21 @@ void pn_perfring_close(struct pn_perfring *pr)
 {
 	if (!pr)
 		return;
-	/* munmaps, closes, deletes the evsels, drops its references to the maps */
-	perf_evlist__delete(pr->el);
+	if (pr->el) {
+		struct perf_evsel *ev;
+
+		perf_evlist__munmap(pr->el);
+		perf_evlist__close(pr->el);
+		/* libperf 6.12's perf_evsel__delete() only frees the struct: drop
+		 * the map references and ids each evsel took */
+		perf_evlist__for_each_evsel(pr->el, ev)
+		{
+			perf_evsel__free_id(ev);
+			perf_cpu_map__put(perf_evsel__cpus(ev));
+			perf_thread_map__put(perf_evsel__threads(ev));
+		}
+		perf_evlist__delete(pr->el); /* deletes the evsels, drops the list's maps */
+	}
 	/* perf_evlist__set_maps took its own references; drop ours */
 	perf_cpu_map__put(pr->cpus);
 	perf_thread_map__put(pr->threads);
