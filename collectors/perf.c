@@ -43,12 +43,11 @@
 
 static const struct pn_opt perf_opts[] = {
 	{ "nodes", PN_OPT_NODES, "private", "nodes whose pages are classified and tracked" },
-	{ "ring_pages", PN_OPT_INT, "512", "ring buffer data pages per CPU (power of two)", NULL,
-	  8, 65536 },
+	{ "ring_pages", PN_OPT_INT, "512", "ring buffer data pages per CPU (power of two)", NULL, 8,
+	  65536 },
 	{ "wakeup", PN_OPT_SIZE, "512K", "wake the reader when a ring holds this much", NULL, 0,
 	  0 },
-	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0,
-	  1000 },
+	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0, 1000 },
 	{ "pfnmap_refresh", PN_OPT_DURATION, "1s", "reload the pfn -> node map this often" },
 	{ "series_events", PN_OPT_BOOL, "true",
 	  "also mm_private_alloc/mm_private_skip where the kernel has them" },
@@ -141,7 +140,8 @@ static int perf_supported(const struct pn_env *env, char *why, size_t whylen)
 	}
 	if (find_tracefs(t, sizeof(t), root)) {
 		snprintf(why, whylen, "no tracefs with kmem events under %s/sys/kernel/tracing%s",
-			 pn_sysroot(), root ? " (mounting it failed)" : " (not root: cannot mount)");
+			 pn_sysroot(),
+			 root ? " (mounting it failed)" : " (not root: cannot mount)");
 		return -ENOENT;
 	}
 	return 0;
@@ -334,7 +334,8 @@ static void *reader(void *arg)
 static uint64_t lost_total(struct perfcoll *p, cJSON *details)
 {
 	uint64_t rec = p->lost_samples, fmt = 0;
-	cJSON *pc = details ? cJSON_CreateArray() : NULL, *pe = details ? cJSON_CreateObject() : NULL;
+	cJSON *pc = details ? cJSON_CreateArray() : NULL,
+	      *pe = details ? cJSON_CreateObject() : NULL;
 
 	for (size_t r = 0; r < p->nrings; r++) {
 		rec += p->lost_rec[r];
@@ -381,7 +382,7 @@ static void used_snapshot(const struct perfcoll *p, int64_t *used)
 	int node;
 
 	(void)pn_stat_refresh(); /* exact node counters where we may (root) */
-	pn_nodeset_for_each(node, &p->nodes)
+	pn_nodeset_for_each (node, &p->nodes)
 		used[node] = pn_nodemem_read(node, &m) ? INT64_MIN : m.used;
 }
 
@@ -395,8 +396,7 @@ static void reconcile(struct perfcoll *p, const struct pn_event_report *rep)
 	size_t i = 0;
 
 	used_snapshot(p, used_end);
-	cJSON_ArrayForEach(o, arr)
-	{
+	cJSON_ArrayForEach (o, arr) {
 		const struct pn_event_node *n = &rep->nodes[i++];
 		cJSON *r = cJSON_AddObjectToObject(o, "counters");
 		int64_t d;
@@ -416,7 +416,7 @@ static void reconcile(struct perfcoll *p, const struct pn_event_report *rep)
 
 static int resolve_params(struct pn_coll *c, struct perfcoll *p)
 {
-	struct pn_nodeset empty;
+	const struct pn_roles *roles;
 	const char *nodes;
 
 	if (!c->params.obj) {
@@ -428,16 +428,14 @@ static int resolve_params(struct pn_coll *c, struct perfcoll *p)
 		c->params.obj = p->params_obj;
 	}
 	nodes = pn_param_str(&c->params, "nodes");
-	pn_nodeset_zero(&empty);
-	if (!strcmp(nodes, "private") && (!c->env || !c->env->roles))
-		p->nodes = empty;
-	else if (!strcmp(nodes, "private") && pn_nodeset_empty(&c->env->roles->private_nodes))
-		p->nodes = empty; /* counting only: no node plays the private role */
-	else if (c->env && c->env->roles)
-		return pn_param_nodes(&c->params, "nodes", c->env->roles, &p->nodes);
-	else
-		return pn_nodeset_parse(&p->nodes, nodes);
-	return 0;
+	pn_nodeset_zero(&p->nodes);
+	roles = c->env ? c->env->roles : NULL;
+	/* no node plays the private role: counting only */
+	if (!strcmp(nodes, "private") && (!roles || pn_nodeset_empty(&roles->private_nodes)))
+		return 0;
+	if (roles)
+		return pn_param_nodes(&c->params, "nodes", roles, &p->nodes);
+	return pn_nodeset_parse(&p->nodes, nodes);
 }
 
 static int open_formats(struct pn_coll *c, struct perfcoll *p)
@@ -483,8 +481,9 @@ static int open_rings(struct pn_coll *c, struct perfcoll *p)
 			ids[n++] = (uint64_t)p->td[i].id;
 	ret = pn_perfring_open(&p->ring, ids, n, &rc);
 	if (ret)
-		return pn_error(ret, "perf: perf_event_open of %zu tracepoints on every CPU: %s "
-				     "(ring_pages %zu)",
+		return pn_error(ret,
+				"perf: perf_event_open of %zu tracepoints on every CPU: %s "
+				"(ring_pages %zu)",
 				n, strerror(-ret), rc.ring_pages);
 	p->nrings = pn_perfring_nrings(p->ring);
 	p->lost_rec = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_rec));

@@ -248,8 +248,12 @@ static void add_kind(struct pnode *n, const struct pn_pgev *e, uint8_t cls, int6
 	}
 	n->kinds = grow(n->kinds, n->nkinds, &n->capkinds, sizeof(*n->kinds));
 	k = &n->kinds[n->nkinds++];
-	*k = (struct kind){ .gfp = e->gfp, .mt = e->aux, .order = e->order, .cls = cls,
-			    .pages = pages, .events = 1 };
+	*k = (struct kind){ .gfp = e->gfp,
+			    .mt = e->aux,
+			    .order = e->order,
+			    .cls = cls,
+			    .pages = pages,
+			    .events = 1 };
 }
 
 static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_pgev *e,
@@ -259,8 +263,9 @@ static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_
 	uint8_t cls = expl ? CLS_EXPLICIT : CLS_GENERAL;
 	struct pidacct *p;
 	struct live *l = live_find(a, e->pfn);
-	struct live nl = { .key = e->pfn + 1, .pid = e->pid, .seq = a->seq, .order = e->order,
-			   .cls = cls };
+	struct live nl = {
+		.key = e->pfn + 1, .pid = e->pid, .seq = a->seq, .order = e->order, .cls = cls
+	};
 
 	if (expl) {
 		n->explicit_pages += pages;
@@ -400,12 +405,11 @@ int pn_pgacct_new(struct pn_pgacct **out, const struct pn_pgacct_cfg *cfg)
 	a->node_free = pn_xcalloc(PN_MAX_NODES + 1, sizeof(*a->node_free));
 	size_t i = 0;
 
-	pn_nodeset_for_each(node, &cfg->private_nodes)
-	{
+	pn_nodeset_for_each (node, &cfg->private_nodes) {
 		a->slot[node] = (int16_t)i;
 		a->nodes[i].node = node;
-		a->nodes[i++].ex = pn_xcalloc(cfg->nexamples ? cfg->nexamples : 1,
-					      sizeof(struct pn_pgev));
+		a->nodes[i++].ex =
+			pn_xcalloc(cfg->nexamples ? cfg->nexamples : 1, sizeof(struct pn_pgev));
 	}
 	*out = a;
 	return 0;
@@ -498,7 +502,8 @@ static cJSON *kinds_json(const struct pn_pgacct *a, const struct pnode *n)
 		cJSON *o = cJSON_CreateObject();
 
 		gfp_str(a, k->gfp, g, sizeof(g));
-		cJSON_AddStringToObject(o, "class", k->cls == CLS_EXPLICIT ? "explicit" : "general");
+		cJSON_AddStringToObject(o, "class",
+					k->cls == CLS_EXPLICIT ? "explicit" : "general");
 		cJSON_AddStringToObject(o, "gfp", g);
 		snprintf(g, sizeof(g), "0x%llx", (unsigned long long)k->gfp);
 		cJSON_AddStringToObject(o, "gfp_raw", g);
@@ -514,7 +519,8 @@ static cJSON *kinds_json(const struct pn_pgacct *a, const struct pnode *n)
 static int cmp_pid(const void *x, const void *y)
 {
 	const struct pidacct *a = x, *b = y;
-	int64_t pa = a->general_pages + a->explicit_pages, pb = b->general_pages + b->explicit_pages;
+	int64_t pa = a->general_pages + a->explicit_pages,
+		pb = b->general_pages + b->explicit_pages;
 
 	return pa > pb ? -1 : pa < pb;
 }

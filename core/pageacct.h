@@ -27,8 +27,8 @@
 #include "tpfmt.h"
 
 enum pn_pgev_kind {
-	PN_PGEV_ALLOC = 1, /* kmem:mm_page_alloc */
-	PN_PGEV_FREE,	   /* kmem:mm_page_free */
+	PN_PGEV_ALLOC = 1,  /* kmem:mm_page_alloc */
+	PN_PGEV_FREE,	    /* kmem:mm_page_free */
 	PN_PGEV_PRIV_ALLOC, /* kmem:mm_private_alloc (reference series) */
 	PN_PGEV_PRIV_SKIP,  /* kmem:mm_private_skip (reference series) */
 	PN_PGEV_FORK,	    /* PERF_RECORD_FORK */
@@ -46,8 +46,8 @@ struct pn_pgev {
 
 struct pn_pgacct_cfg {
 	struct pn_nodeset private_nodes;
-	uint64_t private_gfp;		  /* the __GFP_PRIVATE bit, 0 where the kernel has none */
-	size_t nexamples;		  /* first N general allocations kept per node */
+	uint64_t private_gfp;		    /* the __GFP_PRIVATE bit, 0 where the kernel has none */
+	size_t nexamples;		    /* first N general allocations kept per node */
 	const struct pn_tpflags *gfp_names; /* for decoding kinds; may be NULL */
 	const struct pn_tpflags *skip_reasons;
 };

@@ -11,8 +11,8 @@
 #include "pn.h"
 
 const char *const pn_perf_proc_names[PN_PP_N] = {
-	"page_faults", "minor_faults", "major_faults", "cpu_migrations", "context_switches",
-	"cpu_clock_ns",
+	"page_faults",	  "minor_faults",     "major_faults",
+	"cpu_migrations", "context_switches", "cpu_clock_ns",
 };
 
 #ifdef PN_HAVE_LIBPERF
@@ -22,9 +22,8 @@ const char *const pn_perf_proc_names[PN_PP_N] = {
 #include <perf/threadmap.h>
 
 static const uint64_t sw_config[PN_PP_N] = {
-	PERF_COUNT_SW_PAGE_FAULTS,     PERF_COUNT_SW_PAGE_FAULTS_MIN,
-	PERF_COUNT_SW_PAGE_FAULTS_MAJ, PERF_COUNT_SW_CPU_MIGRATIONS,
-	PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK,
+	PERF_COUNT_SW_PAGE_FAULTS,    PERF_COUNT_SW_PAGE_FAULTS_MIN,  PERF_COUNT_SW_PAGE_FAULTS_MAJ,
+	PERF_COUNT_SW_CPU_MIGRATIONS, PERF_COUNT_SW_CONTEXT_SWITCHES, PERF_COUNT_SW_CPU_CLOCK,
 };
 
 struct pn_perf_proc {

@@ -275,11 +275,11 @@ static int map_rings(struct pn_perfring *pr, size_t pages)
 	if (ret)
 		return ret < 0 ? ret : -ENOMEM;
 	pr->nrings = 0;
-	perf_evlist__for_each_mmap(pr->el, m, false)
-		pr->nrings++;
-	pr->maps = pn_xcalloc(pr->nrings ? pr->nrings : 1, sizeof(*pr->maps));
-	perf_evlist__for_each_mmap(pr->el, m, false)
-		pr->maps[i++] = m;
+	perf_evlist__for_each_mmap(pr->el, m, false) pr->nrings++;
+	/* an array of pointers */
+	pr->maps = pn_xcalloc(pr->nrings ? pr->nrings : 1,
+			      sizeof(*pr->maps)); // NOLINT(bugprone-sizeof-expression)
+	perf_evlist__for_each_mmap(pr->el, m, false) pr->maps[i++] = m;
 	return 0;
 }
 
@@ -297,7 +297,7 @@ int pn_perfring_open(struct pn_perfring **out, const uint64_t *ids, size_t n,
 	pr->el = perf_evlist__new();
 	pr->cpus = perf_cpu_map__new_online_cpus();
 	pr->threads = perf_thread_map__new_dummy();
-	pr->ev = pn_xcalloc(n, sizeof(*pr->ev));
+	pr->ev = pn_xcalloc(n, sizeof(*pr->ev)); // NOLINT(bugprone-sizeof-expression)
 	if (!pr->el || !pr->cpus || !pr->threads) {
 		ret = -ENOMEM;
 		goto fail;

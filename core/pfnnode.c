@@ -34,7 +34,7 @@ static long long name_num(const char *name, const char *prefix)
 	char *end;
 	long long v;
 
-	if (strncmp(name, prefix, pl) || name[pl] < '0' || name[pl] > '9')
+	if (strncmp(name, prefix, pl) != 0 || name[pl] < '0' || name[pl] > '9')
 		return -1;
 	errno = 0;
 	v = strtoll(name + pl, &end, 10);
@@ -103,7 +103,8 @@ static int read_blocks(struct blk **out, size_t *nout)
 		free(b);
 		return ret;
 	}
-	qsort(b, n, sizeof(*b), cmp_blk);
+	if (n)
+		qsort(b, n, sizeof(*b), cmp_blk);
 	*out = b;
 	*nout = n;
 	return 0;
@@ -152,8 +153,9 @@ static int load_into(struct pn_pfnnode *m)
 	if (ret)
 		return ret;
 	if (!page || bs < page || bs % page)
-		return pn_error(-EINVAL, "pfnnode: block_size_bytes 0x%llx is not a multiple of "
-					 "the page size %llu",
+		return pn_error(-EINVAL,
+				"pfnnode: block_size_bytes 0x%llx is not a multiple of "
+				"the page size %llu",
 				(unsigned long long)bs, (unsigned long long)page);
 	ret = read_blocks(&b, &n);
 	if (ret)

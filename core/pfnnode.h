@@ -29,7 +29,7 @@ struct pn_pfnnode {
 	struct pn_pfnrange *r; /* sorted by start_pfn, adjacent same-node blocks merged */
 	uint64_t block_pages;  /* pages per memory block */
 	uint64_t page_bytes;
-	size_t nblocks;	       /* memory blocks found on some node */
+	size_t nblocks;		 /* memory blocks found on some node */
 	unsigned int generation; /* bumped by every reload that changed the map */
 };
 

@@ -92,8 +92,7 @@ const char *pn_tp_event_name(const struct tep_event *ev)
 	return ev->name;
 }
 
-int pn_tp_field(const struct tep_event *ev, const char *name, int min_size,
-		struct pn_tpfield *out)
+int pn_tp_field(const struct tep_event *ev, const char *name, int min_size, struct pn_tpfield *out)
 {
 	struct tep_format_field *f = tep_find_any_field((struct tep_event *)ev, name);
 
@@ -102,8 +101,9 @@ int pn_tp_field(const struct tep_event *ev, const char *name, int min_size,
 		return -ENOENT;
 	if ((f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8) || f->size < min_size ||
 	    f->offset < 0 || (f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
-		return pn_error(-EINVAL, "tracepoint %s: field %s has size %d (want an integer of %d+"
-					 " bytes)",
+		return pn_error(-EINVAL,
+				"tracepoint %s: field %s has size %d (want an integer of %d+"
+				" bytes)",
 				ev->name, name, f->size, min_size);
 	out->offset = f->offset;
 	out->size = f->size;
@@ -212,8 +212,7 @@ const char *pn_tp_event_name(const struct tep_event *ev)
 	return "?";
 }
 
-int pn_tp_field(const struct tep_event *ev, const char *name, int min_size,
-		struct pn_tpfield *out)
+int pn_tp_field(const struct tep_event *ev, const char *name, int min_size, struct pn_tpfield *out)
 {
 	(void)ev, (void)name, (void)min_size;
 	memset(out, 0, sizeof(*out));

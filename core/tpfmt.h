@@ -57,8 +57,7 @@ const char *pn_tp_event_name(const struct tep_event *ev);
  * min_size bytes.  -ENOENT if the event has no such field (out->present is
  * false), -EINVAL for an unusable size.
  */
-int pn_tp_field(const struct tep_event *ev, const char *name, int min_size,
-		struct pn_tpfield *out);
+int pn_tp_field(const struct tep_event *ev, const char *name, int min_size, struct pn_tpfield *out);
 
 /* Read an integer field from raw data of len bytes; signed fields are sign
  * extended.  -EINVAL if the field lies outside the data (truncated sample). */

@@ -80,8 +80,8 @@ static size_t synth(char *out, size_t len, const uint8_t *p)
 	for (int i = 0; i < 4; i++)
 		off += snprintf(out + off, len - (size_t)off,
 				"\tfield:%s;\toffset:%u;\tsize:%u;\tsigned:%u;\n", fn[i],
-				(unsigned)p[3 * i], (unsigned)p[3 * i + 1] % 17,
-				(unsigned)p[3 * i + 2] & 1);
+				(unsigned)p[(size_t)3 * i], (unsigned)p[(size_t)3 * i + 1] % 17,
+				(unsigned)p[(size_t)3 * i + 2] & 1);
 	off += snprintf(out + off, len - (size_t)off,
 			"\nprint fmt: \"pfn=0x%%lx gfp_flags=%%s\", REC->pfn, "
 			"__print_flags(REC->gfp_flags, \"|\", {0x200, \"__GFP_PRIVATE\"}, "
@@ -112,8 +112,7 @@ static void flags(const struct tep_event *ev)
 	pn_tpflags_free(&t);
 }
 
-static void records(const uint8_t *p, size_t left, const struct pn_tpfield *f,
-		    struct pn_pgacct *a)
+static void records(const uint8_t *p, size_t left, const struct pn_tpfield *f, struct pn_pgacct *a)
 {
 	struct pn_perfrec r;
 
@@ -136,8 +135,10 @@ static void records(const uint8_t *p, size_t left, const struct pn_tpfield *f,
 				assert((size_t)f[i].offset + (size_t)f[i].size <= r.raw_size);
 			}
 			if (ok) {
-				struct pn_pgev e = { .time_ns = r.time_ns, .pfn = v[0],
-						     .gfp = v[2], .pid = r.pid,
+				struct pn_pgev e = { .time_ns = r.time_ns,
+						     .pfn = v[0],
+						     .gfp = v[2],
+						     .pid = r.pid,
 						     .node = (int32_t)(v[0] % 4) - 1,
 						     .aux = (int32_t)v[3],
 						     .kind = (uint8_t)(1 + v[4] % 5),

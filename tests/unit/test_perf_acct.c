@@ -24,8 +24,15 @@ static uint64_t now_t;
 static void ev(struct pn_pgacct *a, uint8_t kind, uint32_t pid, int node, uint64_t pfn,
 	       uint8_t order, uint64_t gfp)
 {
-	struct pn_pgev e = { .time_ns = ++now_t, .pfn = pfn, .gfp = gfp, .pid = pid, .cpu = 1,
-			     .node = node, .aux = 1, .kind = kind, .order = order };
+	struct pn_pgev e = { .time_ns = ++now_t,
+			     .pfn = pfn,
+			     .gfp = gfp,
+			     .pid = pid,
+			     .cpu = 1,
+			     .node = node,
+			     .aux = 1,
+			     .kind = kind,
+			     .order = order };
 
 	pn_pgacct_apply(a, &e);
 }
@@ -73,10 +80,14 @@ static void phase_one(struct pn_pgacct *a)
 	ev(a, PN_PGEV_ALLOC, 100, PN_PFNNODE_UNKNOWN, 1ULL << 40, 0, 0xcc0);
 	ev(a, PN_PGEV_ALLOC, 100, 0, UINT64_MAX, 0, 0xcc0); /* failed */
 	{
-		struct pn_pgev pa = { .time_ns = ++now_t, .kind = PN_PGEV_PRIV_ALLOC, .node = 2,
-				      .aux = 2, .order = 1 };
-		struct pn_pgev ps = { .time_ns = ++now_t, .kind = PN_PGEV_PRIV_SKIP, .node = 2,
-				      .gfp = 6 };
+		struct pn_pgev pa = { .time_ns = ++now_t,
+				      .kind = PN_PGEV_PRIV_ALLOC,
+				      .node = 2,
+				      .aux = 2,
+				      .order = 1 };
+		struct pn_pgev ps = {
+			.time_ns = ++now_t, .kind = PN_PGEV_PRIV_SKIP, .node = 2, .gfp = 6
+		};
 
 		pn_pgacct_apply(a, &pa);
 		pn_pgacct_apply(a, &ps);
@@ -89,8 +100,7 @@ static void check_kinds(const cJSON *n)
 	const cJSON *kinds = cJSON_GetObjectItemCaseSensitive(n, "by_kind"), *k;
 	int seen = 0;
 
-	cJSON_ArrayForEach(k, kinds)
-	{
+	cJSON_ArrayForEach (k, kinds) {
 		const char *cls = cJSON_GetStringValue(cJSON_GetObjectItem(k, "class"));
 		const char *gfp = cJSON_GetStringValue(cJSON_GetObjectItem(k, "gfp"));
 
@@ -111,7 +121,8 @@ static void test_phases(void **state)
 {
 	struct pn_tpflags gfp, skip;
 	struct pn_pgacct_cfg cfg = { .private_gfp = 0x200, .nexamples = 1 };
-	struct pn_phase_pid pids[] = { { 500, true, false, "explicit" }, { 600, false, true, "bg" } };
+	struct pn_phase_pid pids[] = { { 500, true, false, "explicit" },
+				       { 600, false, true, "bg" } };
 	struct pn_phase_ctx ctx = { "p1", 0, NULL, 2, pids };
 	struct pn_event_report rep = { 0 };
 	struct pn_pgacct *a;
@@ -142,8 +153,8 @@ static void test_phases(void **state)
 	n = node_details(&rep, 0);
 	assert_int_equal(num(n, "unmatched_free_pages"), 1);
 	assert_int_equal(num(cJSON_GetObjectItem(n, "series"), "private_alloc_pages"), 2);
-	assert_int_equal(num(cJSON_GetObjectItem(cJSON_GetObjectItem(n, "series"), "skips"), "gate"),
-			 2);
+	assert_int_equal(
+		num(cJSON_GetObjectItem(cJSON_GetObjectItem(n, "series"), "skips"), "gate"), 2);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(n, "examples")), 1);
 	assert_int_equal(num(rep.details, "failed_allocs"), 1);
 	assert_int_equal(num(rep.details, "unknown_node_pages"), 1);

@@ -128,7 +128,7 @@ static const cJSON *find_pid(const struct pn_event_report *rep, pid_t pid)
 		cJSON_GetObjectItemCaseSensitive(rep->details, "private_nodes"), 0);
 	const cJSON *p;
 
-	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(n, "by_process"))
+	cJSON_ArrayForEach (p, cJSON_GetObjectItemCaseSensitive(n, "by_process"))
 		if ((pid_t)cJSON_GetNumberValue(cJSON_GetObjectItem(p, "pid")) == pid)
 			return p;
 	return NULL;
@@ -165,8 +165,10 @@ static void test_child_pages(void **state)
 	struct pn_event_report rep = { 0 };
 	const cJSON *p;
 
-	if (!L)
+	if (!L) {
 		skip();
+		return;
+	}
 	assert_int_equal(L->c.ops->open(&L->c), 0);
 	assert_int_equal(L->c.ops->start(&L->c), 0);
 
@@ -195,7 +197,7 @@ static void test_child_pages(void **state)
 
 		assert_int_equal(L->c.series.ncols, 5);
 		assert_int_equal(L->c.ops->sample(&L->c, row), 0);
-		assert_true(row[0] >= 2 * NPAGES);
+		assert_true(row[0] >= 2 * (int64_t)NPAGES);
 		assert_int_equal(row[1], 0);
 	}
 	L->c.ops->close(&L->c);

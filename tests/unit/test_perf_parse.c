@@ -80,9 +80,9 @@ static void test_captured_alloc(void **state)
  * the format's offsets, not from where they usually are. */
 static void test_reordered(void **state)
 {
-	struct pn_tpfield pfn, order, gfp, mt;
+	struct pn_tpfield pfn = { 0 }, order = { 0 }, gfp = { 0 }, mt = { 0 };
 	unsigned char raw[40] = { 0 };
-	uint64_t v;
+	uint64_t v = 0;
 	struct fx x;
 
 	(void)state;
