@@ -108,7 +108,14 @@ PERF_OBJ := $(addprefix $(O)/,core/pfnnode.o core/tpfmt.o core/perfring.o core/p
 $(PERF_UNIT_BIN): $(O)/tests/%: tests/unit/%.c $(PERF_OBJ) tests/unit/perftest.h
 	@mkdir -p $(@D)
 	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PERF_OBJ) $(PN_LIBS) -lcmocka
-perf-tests: $(PERF_UNIT_BIN)
+PERF_BENCH_BIN := $(filter $(O)/bench/perf%,$(BENCH_BIN))
+$(PERF_BENCH_BIN): $(O)/bench/%: tests/bench/%.c $(PERF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PERF_OBJ) $(PN_LIBS)
+perf-tests: $(PERF_UNIT_BIN) $(PERF_BENCH_BIN)
+# The perf collector against perf record (prints figures; needs root, linux-perf).
+perf-bench: $(PERF_BENCH_BIN)
+	$(O)/bench/perfbench $(PERFBENCH_ARGS)
 perf-check: perf-tests
 	tests/run.sh $(O) test_perf
 
@@ -184,4 +191,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: perf-tests perf-check all check run bench fuzz fuzz-build lint deps kernels lint-patches install clean
+.PHONY: perf-tests perf-check perf-bench all check run bench fuzz fuzz-build lint deps kernels lint-patches install clean

@@ -39,18 +39,32 @@ struct pnode {
 	int64_t explicit_freed_pages, unmatched_free_pages, live_realloc_events;
 	int64_t series_alloc_pages, series_fallback_pages, before_phase_general_pages;
 	size_t nkinds, npids, nreasons, nex, capkinds, cappids;
+	size_t last_kind, last_pid; /* consecutive events mostly repeat both */
 	struct kind *kinds;
 	struct pidacct *pids;
 	struct reason *reasons;
 	struct pn_pgev *ex;
 };
 
-/* a live page on a private node (open addressing, key pfn + 1, 0 = empty) */
+/*
+ * A live page on a private node.  Pages are kept in chunks of consecutive
+ * pfns (a direct map per chunk: neighbouring pages share cache lines, and a
+ * lookup is one load, where a hash over every page of a node missed the
+ * cache on nearly every event); chunks are found through a small hash of
+ * chunk ids with a one-entry cache.  cls 0 = not live.
+ */
+#define CHUNK_SHIFT 15
+#define CHUNK_PAGES (1u << CHUNK_SHIFT)
 struct live {
-	uint64_t key;
-	uint32_t pid, seq;
-	uint16_t freed; /* pages of it freed piecewise (split pages) */
+	uint32_t pid;
+	uint16_t seq;
 	uint8_t order, cls;
+	uint32_t freed; /* pages of it freed piecewise (split pages) */
+};
+
+struct chunk {
+	uint64_t id; /* pfn >> CHUNK_SHIFT, + 1 (0 = empty slot) */
+	struct live *pages;
 };
 
 struct comm {
@@ -67,8 +81,9 @@ struct pn_pgacct {
 	int64_t *node_alloc, *node_free; /* per node id + 1 (0: unknown), this phase */
 	int64_t unknown_pages, events, failed_allocs;
 	struct pn_pgacct_totals tot;
-	struct live *live;
-	size_t live_n, live_cap;
+	struct chunk *chunks;		      /* open addressing by id */
+	size_t nchunks, capchunks, live_high; /* live_high: live entries of order > 0 */
+	struct chunk *last_chunk;
 	uint32_t seq;
 	bool in_phase;
 	size_t nxp, capxp;
@@ -145,11 +160,18 @@ void pn_pgacct_comm(struct pn_pgacct *a, uint32_t pid, const char *comm)
 	set_comm(a->comms[a->ncomm++].name, comm);
 }
 
-static struct pidacct *pid_slot(struct pnode *n, uint32_t pid)
+static struct pidacct *pid_slot(struct pn_pgacct *a, struct pnode *n, uint32_t pid)
 {
-	for (size_t i = 0; i < n->npids; i++)
-		if (n->pids[i].pid == pid)
+	if (n->last_pid < n->npids && n->pids[n->last_pid].pid == pid)
+		return &n->pids[n->last_pid];
+	for (size_t i = 0; i < n->npids; i++) {
+		if (n->pids[i].pid == pid) {
+			n->last_pid = i;
 			return &n->pids[i];
+		}
+	}
+	(void)comm_of(a, pid); /* first sight: while the process still exists */
+	n->last_pid = n->npids;
 	n->pids = grow(n->pids, n->npids, &n->cappids, sizeof(*n->pids));
 	memset(&n->pids[n->npids], 0, sizeof(n->pids[0]));
 	n->pids[n->npids].pid = pid;
@@ -158,71 +180,72 @@ static struct pidacct *pid_slot(struct pnode *n, uint32_t pid)
 
 /* ---- live pages ---- */
 
-static size_t live_hash(uint64_t key, size_t cap)
+static size_t chunk_hash(uint64_t id, size_t cap)
 {
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 20) & (cap - 1);
+	return (size_t)((id * 0x9e3779b97f4a7c15ULL) >> 32) & (cap - 1);
 }
 
-static struct live *live_find(const struct pn_pgacct *a, uint64_t pfn)
+static struct chunk *chunk_find(struct pn_pgacct *a, uint64_t id)
 {
-	uint64_t key = pfn + 1;
-
-	if (!a->live_cap)
+	if (a->last_chunk && a->last_chunk->id == id)
+		return a->last_chunk;
+	if (!a->capchunks)
 		return NULL;
-	for (size_t i = live_hash(key, a->live_cap);; i = (i + 1) & (a->live_cap - 1)) {
-		if (a->live[i].key == key)
-			return &a->live[i];
-		if (!a->live[i].key)
+	for (size_t i = chunk_hash(id, a->capchunks);; i = (i + 1) & (a->capchunks - 1)) {
+		if (a->chunks[i].id == id)
+			return a->last_chunk = &a->chunks[i];
+		if (!a->chunks[i].id)
 			return NULL;
 	}
 }
 
-static void live_put(struct pn_pgacct *a, const struct live *e);
-
-static void live_grow(struct pn_pgacct *a)
+static void chunk_insert(struct chunk *tab, size_t cap, const struct chunk *c)
 {
-	struct live *old = a->live;
-	size_t ocap = a->live_cap;
+	size_t i = chunk_hash(c->id, cap);
 
-	a->live_cap = ocap ? ocap * 2 : 1 << 14;
-	a->live = pn_xcalloc(a->live_cap, sizeof(*a->live));
-	a->live_n = 0;
-	for (size_t i = 0; i < ocap; i++)
-		if (old[i].key)
-			live_put(a, &old[i]);
-	free(old);
+	while (tab[i].id)
+		i = (i + 1) & (cap - 1);
+	tab[i] = *c;
 }
 
-static void live_put(struct pn_pgacct *a, const struct live *e)
+static struct chunk *chunk_add(struct pn_pgacct *a, uint64_t id)
 {
-	size_t i;
+	struct chunk c = { .id = id, .pages = pn_xcalloc(CHUNK_PAGES, sizeof(struct live)) };
 
-	if ((a->live_n + 1) * 10 > a->live_cap * 7)
-		live_grow(a);
-	for (i = live_hash(e->key, a->live_cap); a->live[i].key; i = (i + 1) & (a->live_cap - 1))
-		;
-	a->live[i] = *e;
-	a->live_n++;
-}
+	if ((a->nchunks + 1) * 2 > a->capchunks) {
+		size_t cap = a->capchunks ? a->capchunks * 2 : 64;
+		struct chunk *tab = pn_xcalloc(cap, sizeof(*tab));
 
-/* Linear probing deletion by backward shift (no tombstones). */
-static void live_del(struct pn_pgacct *a, struct live *e)
-{
-	size_t mask = a->live_cap - 1, i = (size_t)(e - a->live), j = i;
-
-	for (;;) {
-		j = (j + 1) & mask;
-		if (!a->live[j].key)
-			break;
-		size_t k = live_hash(a->live[j].key, a->live_cap);
-
-		if ((j > i && (k <= i || k > j)) || (j < i && (k <= i && k > j))) {
-			a->live[i] = a->live[j];
-			i = j;
-		}
+		for (size_t i = 0; i < a->capchunks; i++)
+			if (a->chunks[i].id)
+				chunk_insert(tab, cap, &a->chunks[i]);
+		free(a->chunks);
+		a->chunks = tab;
+		a->capchunks = cap;
 	}
-	a->live[i].key = 0;
-	a->live_n--;
+	chunk_insert(a->chunks, a->capchunks, &c);
+	a->nchunks++;
+	a->last_chunk = NULL;
+	return chunk_find(a, id);
+}
+
+/* The entry of pfn, live or not; NULL when its chunk does not exist and
+ * create is false. */
+static struct live *live_slot(struct pn_pgacct *a, uint64_t pfn, bool create)
+{
+	uint64_t id = (pfn >> CHUNK_SHIFT) + 1;
+	struct chunk *c = chunk_find(a, id);
+
+	if (!c && create)
+		c = chunk_add(a, id);
+	return c ? &c->pages[pfn & (CHUNK_PAGES - 1)] : NULL;
+}
+
+static struct live *live_find(struct pn_pgacct *a, uint64_t pfn)
+{
+	struct live *l = live_slot(a, pfn, false);
+
+	return l && l->cls ? l : NULL;
 }
 
 /* ---- events ---- */
@@ -238,11 +261,14 @@ static void add_kind(struct pnode *n, const struct pn_pgev *e, uint8_t cls, int6
 {
 	struct kind *k;
 
-	for (size_t i = 0; i < n->nkinds; i++) {
+	for (size_t j = 0; j < n->nkinds; j++) {
+		size_t i = (j + n->last_kind) % n->nkinds; /* the last kind first */
+
 		k = &n->kinds[i];
 		if (k->gfp == e->gfp && k->order == e->order && k->mt == e->aux && k->cls == cls) {
 			k->pages += pages;
 			k->events++;
+			n->last_kind = i;
 			return;
 		}
 	}
@@ -262,10 +288,8 @@ static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_
 	bool expl = (a->cfg.private_gfp && (e->gfp & a->cfg.private_gfp)) || is_xpid(a, e->pid);
 	uint8_t cls = expl ? CLS_EXPLICIT : CLS_GENERAL;
 	struct pidacct *p;
-	struct live *l = live_find(a, e->pfn);
-	struct live nl = {
-		.key = e->pfn + 1, .pid = e->pid, .seq = a->seq, .order = e->order, .cls = cls
-	};
+	struct live *l = live_slot(a, e->pfn, true);
+	struct live nl = { .pid = e->pid, .seq = (uint16_t)a->seq, .order = e->order, .cls = cls };
 
 	if (expl) {
 		n->explicit_pages += pages;
@@ -275,33 +299,34 @@ static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_
 			n->ex[n->nex++] = *e;
 	}
 	add_kind(n, e, cls, pages);
-	p = pid_slot(n, e->pid);
+	p = pid_slot(a, n, e->pid);
 	p->events++;
 	if (expl)
 		p->explicit_pages += pages;
 	else
 		p->general_pages += pages;
-	(void)comm_of(a, e->pid);
-	if (l) { /* its free was not seen (lost, or a path without the event) */
+	a->live_high += e->order > 0;
+	if (l->cls) { /* its free was not seen (lost, or a path without the event) */
 		n->live_realloc_events++;
-		*l = nl;
-	} else {
-		live_put(a, &nl);
+		a->live_high -= l->order > 0;
 	}
+	*l = nl;
 }
 
 static void account_free(struct pn_pgacct *a, struct pnode *n, struct live *l, int64_t pages)
 {
-	if (l->seq == a->seq) {
+	if (l->seq == (uint16_t)a->seq) {
 		if (l->cls == CLS_GENERAL)
 			n->general_freed_pages += pages;
 		else
 			n->explicit_freed_pages += pages;
-		pid_slot(n, l->pid)->freed_pages += pages;
+		pid_slot(a, n, l->pid)->freed_pages += pages;
 	}
-	l->freed = (uint16_t)(l->freed + pages);
-	if (l->freed >= (1u << l->order))
-		live_del(a, l);
+	l->freed += (uint32_t)pages;
+	if (l->freed >= (1u << l->order)) {
+		a->live_high -= l->order > 0;
+		l->cls = 0;
+	}
 }
 
 static void private_free(struct pn_pgacct *a, struct pnode *n, const struct pn_pgev *e,
@@ -310,7 +335,7 @@ static void private_free(struct pn_pgacct *a, struct pnode *n, const struct pn_p
 	struct live *l = live_find(a, e->pfn);
 
 	/* a split higher-order page is freed piece by piece: find its head */
-	for (unsigned o = e->order + 1; !l && o < MAX_ORDER_SEEN; o++) {
+	for (unsigned o = e->order + 1; !l && a->live_high && o < MAX_ORDER_SEEN; o++) {
 		l = live_find(a, e->pfn & ~((1ULL << o) - 1));
 		if (l && l->order < o)
 			l = NULL;
@@ -440,7 +465,9 @@ void pn_pgacct_free(struct pn_pgacct *a)
 	free(a->rep);
 	free(a->node_alloc);
 	free(a->node_free);
-	free(a->live);
+	for (size_t i = 0; i < a->capchunks; i++)
+		free(a->chunks[i].pages);
+	free(a->chunks);
 	free(a->xpids);
 	free(a->cpids);
 	free(a->comms);
