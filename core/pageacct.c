@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "pageacct.h"
 #include "pfnnode.h"
@@ -53,13 +54,14 @@ struct pnode {
  * cache on nearly every event); chunks are found through a small hash of
  * chunk ids with a one-entry cache.  cls 0 = not live.
  */
-#define CHUNK_SHIFT 15
+#define CHUNK_SHIFT 18 /* 2^18 entries of 8 bytes: one 2 MiB (huge) page */
 #define CHUNK_PAGES (1u << CHUNK_SHIFT)
+#define CHUNK_BYTES ((size_t)CHUNK_PAGES * sizeof(struct live))
+#define CLS_PIECES  3 /* in a block's second slot: pages of it freed piecewise, in pid */
 struct live {
 	uint32_t pid;
 	uint16_t seq;
 	uint8_t order, cls;
-	uint32_t freed; /* pages of it freed piecewise (split pages) */
 };
 
 struct chunk {
@@ -79,7 +81,7 @@ struct pn_pgacct {
 	struct pnode *nodes;
 	struct pn_event_node *rep;
 	int64_t *node_alloc, *node_free; /* per node id + 1 (0: unknown), this phase */
-	int64_t unknown_pages, events, failed_allocs;
+	int64_t unknown_pages, events, failed_allocs, bad_events;
 	struct pn_pgacct_totals tot;
 	struct chunk *chunks;		      /* open addressing by id */
 	size_t nchunks, capchunks, live_high; /* live_high: live entries of order > 0 */
@@ -208,9 +210,22 @@ static void chunk_insert(struct chunk *tab, size_t cap, const struct chunk *c)
 	tab[i] = *c;
 }
 
+/* Huge-page backed where THP allows: events hit random pfns, and 4 KiB
+ * pages of the map would miss the TLB on nearly every one. */
+static struct live *chunk_pages(void)
+{
+	void *p = NULL;
+
+	if (posix_memalign(&p, CHUNK_BYTES, CHUNK_BYTES))
+		abort(); /* allocation failure is fatal, as pn_xmalloc */
+	(void)madvise(p, CHUNK_BYTES, MADV_HUGEPAGE);
+	memset(p, 0, CHUNK_BYTES);
+	return p;
+}
+
 static struct chunk *chunk_add(struct pn_pgacct *a, uint64_t id)
 {
-	struct chunk c = { .id = id, .pages = pn_xcalloc(CHUNK_PAGES, sizeof(struct live)) };
+	struct chunk c = { .id = id, .pages = chunk_pages() };
 
 	if ((a->nchunks + 1) * 2 > a->capchunks) {
 		size_t cap = a->capchunks ? a->capchunks * 2 : 64;
@@ -241,11 +256,18 @@ static struct live *live_slot(struct pn_pgacct *a, uint64_t pfn, bool create)
 	return c ? &c->pages[pfn & (CHUNK_PAGES - 1)] : NULL;
 }
 
+/* A block's second slot is in the same chunk (blocks of the buddy allocator
+ * are aligned to their size; a corrupt record need not be). */
+static bool has_tail(uint64_t pfn)
+{
+	return (pfn & (CHUNK_PAGES - 1)) != CHUNK_PAGES - 1;
+}
+
 static struct live *live_find(struct pn_pgacct *a, uint64_t pfn)
 {
 	struct live *l = live_slot(a, pfn, false);
 
-	return l && l->cls ? l : NULL;
+	return l && (l->cls == CLS_EXPLICIT || l->cls == CLS_GENERAL) ? l : NULL;
 }
 
 /* ---- events ---- */
@@ -306,14 +328,18 @@ static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_
 	else
 		p->general_pages += pages;
 	a->live_high += e->order > 0;
-	if (l->cls) { /* its free was not seen (lost, or a path without the event) */
+	if (l->cls == CLS_EXPLICIT || l->cls == CLS_GENERAL) {
+		/* its free was not seen (lost, or a path without the event) */
 		n->live_realloc_events++;
 		a->live_high -= l->order > 0;
 	}
 	*l = nl;
+	if (e->order > 0 && has_tail(e->pfn))
+		l[1].cls = 0; /* no pieces freed yet */
 }
 
-static void account_free(struct pn_pgacct *a, struct pnode *n, struct live *l, int64_t pages)
+static void account_free(struct pn_pgacct *a, struct pnode *n, struct live *l, uint64_t pfn,
+			 int64_t pages)
 {
 	if (l->seq == (uint16_t)a->seq) {
 		if (l->cls == CLS_GENERAL)
@@ -322,21 +348,30 @@ static void account_free(struct pn_pgacct *a, struct pnode *n, struct live *l, i
 			n->explicit_freed_pages += pages;
 		pid_slot(a, n, l->pid)->freed_pages += pages;
 	}
-	l->freed += (uint32_t)pages;
-	if (l->freed >= (1u << l->order)) {
-		a->live_high -= l->order > 0;
-		l->cls = 0;
+	if (l->order > 0 && pages < (1LL << l->order) && has_tail(pfn)) {
+		struct live *t = l + 1; /* a split block freed piece by piece */
+
+		if (t->cls != CLS_PIECES)
+			*t = (struct live){ .cls = CLS_PIECES };
+		t->pid += (uint32_t)pages;
+		if (t->pid < (1u << l->order))
+			return;
+		t->cls = 0;
 	}
+	a->live_high -= l->order > 0;
+	l->cls = 0;
 }
 
 static void private_free(struct pn_pgacct *a, struct pnode *n, const struct pn_pgev *e,
 			 int64_t pages)
 {
-	struct live *l = live_find(a, e->pfn);
+	uint64_t head = e->pfn;
+	struct live *l = live_find(a, head);
 
 	/* a split higher-order page is freed piece by piece: find its head */
 	for (unsigned o = e->order + 1; !l && a->live_high && o < MAX_ORDER_SEEN; o++) {
-		l = live_find(a, e->pfn & ~((1ULL << o) - 1));
+		head = e->pfn & ~((1ULL << o) - 1);
+		l = live_find(a, head);
 		if (l && l->order < o)
 			l = NULL;
 	}
@@ -344,7 +379,7 @@ static void private_free(struct pn_pgacct *a, struct pnode *n, const struct pn_p
 		n->unmatched_free_pages += pages;
 		return;
 	}
-	account_free(a, n, l, pages);
+	account_free(a, n, l, head, pages);
 }
 
 static void series_event(struct pn_pgacct *a, const struct pn_pgev *e)
@@ -382,6 +417,10 @@ void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e)
 
 	a->events++;
 	a->tot.events++;
+	if (e->order > 2 * MAX_ORDER_SEEN) { /* no allocator hands out such blocks */
+		a->bad_events++;
+		return;
+	}
 	switch (e->kind) {
 	case PN_PGEV_ALLOC:
 		if (e->pfn == UINT64_MAX) { /* the allocation failed */
@@ -466,7 +505,7 @@ void pn_pgacct_free(struct pn_pgacct *a)
 	free(a->node_alloc);
 	free(a->node_free);
 	for (size_t i = 0; i < a->capchunks; i++)
-		free(a->chunks[i].pages);
+		free(a->chunks[i].pages); /* posix_memalign'd */
 	free(a->chunks);
 	free(a->xpids);
 	free(a->cpids);
@@ -480,7 +519,7 @@ static void phase_reset(struct pn_pgacct *a)
 		pnode_reset(&a->nodes[i]);
 	memset(a->node_alloc, 0, (PN_MAX_NODES + 1) * sizeof(*a->node_alloc));
 	memset(a->node_free, 0, (PN_MAX_NODES + 1) * sizeof(*a->node_free));
-	a->unknown_pages = a->events = a->failed_allocs = 0;
+	a->unknown_pages = a->events = a->failed_allocs = a->bad_events = 0;
 }
 
 void pn_pgacct_phase_begin(struct pn_pgacct *a, const struct pn_phase_ctx *ctx)
@@ -691,6 +730,7 @@ int pn_pgacct_phase_end(struct pn_pgacct *a, int64_t lost, struct pn_event_repor
 	}
 	add_num(d, "events", a->events);
 	add_num(d, "failed_allocs", a->failed_allocs);
+	add_num(d, "bad_order_events", a->bad_events);
 	add_num(d, "unknown_node_pages", a->unknown_pages);
 	cJSON_AddItemToObject(d, "per_node", per_node_json(a));
 	cJSON_AddItemToObject(d, "private_nodes", nodes);
