@@ -262,6 +262,12 @@ static void decode_sample(struct perfcoll *p, size_t ring, const struct pn_perfr
 	e->pid = r->pid;
 	e->cpu = r->cpu;
 	fill_event(p, i, v, e);
+	if ((e->kind == PN_PGEV_ALLOC || e->kind == PN_PGEV_FREE) &&
+	    !pn_pgacct_tracked(p->acct, e->node)) {
+		/* only per-node totals: no need to wait for time order */
+		pn_pgacct_apply(p->acct, e);
+		pn_perford_unpush(&p->ord, ring);
+	}
 	p->events++;
 }
 

@@ -270,6 +270,26 @@ static struct live *live_find(struct pn_pgacct *a, uint64_t pfn)
 	return l && (l->cls == CLS_EXPLICIT || l->cls == CLS_GENERAL) ? l : NULL;
 }
 
+bool pn_pgacct_tracked(const struct pn_pgacct *a, int node)
+{
+	return node >= 0 && node < PN_MAX_NODES && a->slot[node] >= 0;
+}
+
+/* Start loading the state of pfn's page: the collector calls this while it
+ * decodes a round of records, so that by the time the events are applied in
+ * time order their lines are in cache (a tracked node's map is far larger
+ * than the caches; the loads missed on nearly every event). */
+void pn_pgacct_prefetch(struct pn_pgacct *a, int node, uint64_t pfn)
+{
+	struct live *l;
+
+	if (node < 0 || node >= PN_MAX_NODES || a->slot[node] < 0)
+		return;
+	l = live_slot(a, pfn, false);
+	if (l)
+		__builtin_prefetch(l, 1, 1);
+}
+
 /* ---- events ---- */
 
 static struct pnode *pnode_of(struct pn_pgacct *a, int node)

@@ -59,6 +59,11 @@ void pn_pgacct_free(struct pn_pgacct *a);
 
 /* One event (hot path). */
 void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e);
+/* Is node one whose pages are classified (a private node)?  Events of other
+ * nodes only add to per-node totals, in any order. */
+bool pn_pgacct_tracked(const struct pn_pgacct *a, int node);
+/* Optional: warm the cache for a page whose event will be applied soon. */
+void pn_pgacct_prefetch(struct pn_pgacct *a, int node, uint64_t pfn);
 /* The command name of pid (PERF_RECORD_COMM); otherwise read from /proc at
  * first sight. */
 void pn_pgacct_comm(struct pn_pgacct *a, uint32_t pid, const char *comm);
