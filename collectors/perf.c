@@ -41,6 +41,8 @@
 #include "tpfmt.h"
 #include "workload.h"
 
+static const char *const filter_choices[] = { "auto", "none", NULL };
+
 static const struct pn_opt perf_opts[] = {
 	{ "nodes", PN_OPT_NODES, "private", "nodes whose pages are classified and tracked" },
 	{ "ring_pages", PN_OPT_INT, "512", "ring buffer data pages per CPU (power of two)", NULL, 8,
@@ -49,6 +51,10 @@ static const struct pn_opt perf_opts[] = {
 	  0 },
 	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0, 1000 },
 	{ "pfnmap_refresh", PN_OPT_DURATION, "1s", "reload the pfn -> node map this often" },
+	{ "filter", PN_OPT_ENUM, "auto",
+	  "auto: the kernel drops samples of pages on untracked nodes (their totals are then "
+	  "not reported); none: sample every page",
+	  filter_choices },
 	{ "series_events", PN_OPT_BOOL, "true",
 	  "also mm_private_alloc/mm_private_skip where the kernel has them" },
 	{ NULL },
@@ -88,6 +94,8 @@ struct perfcoll {
 	uint64_t lost_begin; /* lost (both sources' max) at phase begin */
 	int64_t used_begin[PN_MAX_NODES];
 	struct cJSON *params_obj; /* defaults when the runner gave none */
+	bool use_filter;
+	char filter[4096]; /* the kernel-side filter in force, "" = none */
 	int64_t *row_cache;
 };
 
@@ -188,6 +196,25 @@ static int load_tp(struct perfcoll *p, int i)
 
 /* ---- the hot path: records -> events -> accounting ---- */
 
+/* Reload the pfn map; when it changed, the kernel filter follows it. */
+static int map_refresh(struct perfcoll *p)
+{
+	char f[sizeof(p->filter)];
+	int ret = pn_pfnnode_refresh(&p->map);
+
+	if (ret <= 0 || !p->use_filter || !p->ring)
+		return ret;
+	if (pn_pfnnode_filter(&p->map, &p->nodes, "pfn", f, sizeof(f)) < 0)
+		f[0] = '\0'; /* too many ranges: sample everything */
+	if (strcmp(f, p->filter)) {
+		/* events 0 and 1 are mm_page_alloc and mm_page_free */
+		if (pn_perfring_filter(p->ring, 0, f) || pn_perfring_filter(p->ring, 1, f))
+			pn_warn("perf: kernel filter \"%s\" refused; sampling every page", f);
+		snprintf(p->filter, sizeof(p->filter), "%s", f);
+	}
+	return ret;
+}
+
 static int node_of(struct perfcoll *p, uint64_t pfn)
 {
 	int node = pn_pfnnode_lookup(&p->map, pfn);
@@ -198,7 +225,7 @@ static int node_of(struct perfcoll *p, uint64_t pfn)
 
 		if (now - p->last_miss_ns > 100000000ULL) {
 			p->last_miss_ns = now;
-			if (pn_pfnnode_refresh(&p->map) > 0)
+			if (map_refresh(p) > 0)
 				node = pn_pfnnode_lookup(&p->map, pfn);
 		}
 	}
@@ -235,7 +262,7 @@ static void fill_event(struct perfcoll *p, int i, const uint64_t *v, struct pn_p
 static void decode_sample(struct perfcoll *p, size_t ring, const struct pn_perfrec *r)
 {
 	uint64_t type, v[5] = { 0 };
-	struct pn_pgev *e;
+	struct pn_pgev ev;
 	int i;
 
 	if (pn_tpfield_read(&p->common_type, r->raw, r->raw_size, &type)) {
@@ -256,17 +283,15 @@ static void decode_sample(struct perfcoll *p, size_t ring, const struct pn_perfr
 			return;
 		}
 	}
-	e = pn_perford_push(&p->ord, ring);
-	memset(e, 0, sizeof(*e));
-	e->time_ns = r->time_ns;
-	e->pid = r->pid;
-	e->cpu = r->cpu;
-	fill_event(p, i, v, e);
-	if ((e->kind == PN_PGEV_ALLOC || e->kind == PN_PGEV_FREE) &&
-	    !pn_pgacct_tracked(p->acct, e->node)) {
-		/* only per-node totals: no need to wait for time order */
-		pn_pgacct_apply(p->acct, e);
-		pn_perford_unpush(&p->ord, ring);
+	ev = (struct pn_pgev){ .time_ns = r->time_ns, .pid = r->pid, .cpu = r->cpu };
+	fill_event(p, i, v, &ev);
+	if ((ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE) &&
+	    !pn_pgacct_tracked(p->acct, ev.node)) {
+		pn_pgacct_apply(p->acct, &ev); /* only per-node totals: any order */
+	} else {
+		*(struct pn_pgev *)pn_perford_push(&p->ord, ring) = ev;
+		if (ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE)
+			pn_pgacct_prefetch(p->acct, ev.node, ev.pfn);
 	}
 	p->events++;
 }
@@ -316,7 +341,7 @@ static void drain(struct perfcoll *p)
 	pn_perford_flush(&p->ord, t0, apply_one, p);
 	if (t0 - p->last_refresh_ns >= p->refresh_ns) {
 		p->last_refresh_ns = t0;
-		(void)pn_pfnnode_refresh(&p->map);
+		(void)map_refresh(p);
 	}
 }
 
@@ -494,6 +519,14 @@ static int open_rings(struct pn_coll *c, struct perfcoll *p)
 	p->nrings = pn_perfring_nrings(p->ring);
 	p->lost_rec = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_rec));
 	pn_perford_init(&p->ord, p->nrings, sizeof(struct pn_pgev));
+	p->use_filter = !strcmp(pn_param_str(&c->params, "filter"), "auto");
+	if (p->use_filter &&
+	    pn_pfnnode_filter(&p->map, &p->nodes, "pfn", p->filter, sizeof(p->filter)) > 0 &&
+	    (pn_perfring_filter(p->ring, 0, p->filter) ||
+	     pn_perfring_filter(p->ring, 1, p->filter))) {
+		pn_warn("perf: kernel filter refused; sampling every page");
+		p->filter[0] = '\0';
+	}
 	return 0;
 }
 
@@ -586,6 +619,8 @@ static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
 		cJSON_AddNumberToObject(l, "out_of_order", (double)p->ord.out_of_order);
 		cJSON_AddItemToObject(rep->details, "lost", l);
 		cJSON_AddNumberToObject(rep->details, "pfnmap_generation", p->map.generation);
+		/* with a filter, per_node totals of untracked nodes are not complete */
+		cJSON_AddStringToObject(rep->details, "kernel_filter", p->filter);
 		reconcile(p, rep);
 	}
 	pthread_mutex_unlock(&p->lock);

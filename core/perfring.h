@@ -100,6 +100,9 @@ int pn_perfring_read(struct pn_perfring *pr, pn_perfring_fn fn, void *arg);
  * lost (PERF_FORMAT_LOST), and the event's id (as in PERF_RECORD_LOST). */
 int pn_perfring_counts(struct pn_perfring *pr, size_t ev, size_t ring, uint64_t *count,
 		       uint64_t *lost, uint64_t *id);
+/* Set (or with "" clear) the kernel-side filter of event ev on every CPU;
+ * may be called while the events are enabled. */
+int pn_perfring_filter(struct pn_perfring *pr, size_t ev, const char *filter);
 void pn_perfring_close(struct pn_perfring *pr);
 
 #endif /* PN_PERFRING_H */

@@ -214,6 +214,28 @@ int pn_pfnnode_lookup(const struct pn_pfnnode *m, uint64_t pfn)
 	return PN_PFNNODE_UNKNOWN;
 }
 
+int pn_pfnnode_filter(const struct pn_pfnnode *m, const struct pn_nodeset *keep, const char *field,
+		      char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (size_t i = 0; i < m->n; i++) {
+		int w;
+
+		if (pn_nodeset_test(keep, m->r[i].node))
+			continue;
+		w = snprintf(buf + off, len - off, "%s!(%s >= 0x%llx && %s < 0x%llx)",
+			     off ? " && " : "", field, (unsigned long long)m->r[i].start_pfn, field,
+			     (unsigned long long)m->r[i].end_pfn);
+		if (w < 0 || (size_t)w >= len - off)
+			return -ENOSPC;
+		off += (size_t)w;
+	}
+	return (int)off;
+}
+
 void pn_pfnnode_free(struct pn_pfnnode *m)
 {
 	free(m->r);

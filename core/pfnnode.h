@@ -42,4 +42,15 @@ int pn_pfnnode_refresh(struct pn_pfnnode *m);
 int pn_pfnnode_lookup(const struct pn_pfnnode *m, uint64_t pfn);
 void pn_pfnnode_free(struct pn_pfnnode *m);
 
+struct pn_nodeset;
+/*
+ * A tracepoint filter (PERF_EVENT_IOC_SET_FILTER syntax) on field `field`
+ * that drops the pfns of every known range whose node is not in keep:
+ * "!(pfn >= 0x0 && pfn < 0x80000) && ...".  Pfns in no known range (a block
+ * hot-added since the last reload) pass.  "" when nothing is dropped.
+ * Returns the length or -ENOSPC.
+ */
+int pn_pfnnode_filter(const struct pn_pfnnode *m, const struct pn_nodeset *keep, const char *field,
+		      char *buf, size_t len);
+
 #endif /* PN_PFNNODE_H */

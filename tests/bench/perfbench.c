@@ -11,8 +11,14 @@
  * per page.  Each round runs it SECONDS under every mode, in a rotating
  * order:
  *   base        nothing traces
- *   collector   the perf collector (nodes=NODES, default "0": every page of
+ *   collector   the perf collector, nodes=NODES (default "0": every page of
  *               node 0 classified and tracked - the heaviest setting)
+ *   coll-count  the collector with no tracked node and filter=none: every
+ *               page sampled and counted per node (the same work as perf
+ *               record: read, decode, account)
+ *   coll-guard  the collector as a run on this host uses it: no tracked
+ *               node, filter=auto (the kernel drops samples of untracked
+ *               nodes' pages)
  *   perf-alloc  perf record -e kmem:mm_page_alloc -a
  *   perf-both   perf record -e kmem:mm_page_alloc -e kmem:mm_page_free -a
  * and prints per mode the medians over rounds of: workload pages per second
@@ -51,8 +57,9 @@
 
 extern const struct pn_collector pn_collector_perf;
 
-enum { M_BASE, M_COLL, M_PERF_ALLOC, M_PERF_BOTH, M_N };
-static const char *const mode_name[M_N] = { "base", "collector", "perf-alloc", "perf-both" };
+enum { M_BASE, M_COLL, M_COUNT, M_GUARD, M_PERF_ALLOC, M_PERF_BOTH, M_N };
+static const char *const mode_name[M_N] = { "base",	  "collector",	"coll-count",
+					    "coll-guard", "perf-alloc", "perf-both" };
 
 #define REGION_PAGES 16384
 #define MAXR	     32
@@ -222,7 +229,7 @@ static void open_window(void *arg)
 	w->ev0 = counter_read();
 }
 
-static int mode_coll(int nw, double secs, struct res *r)
+static int mode_coll(int nw, double secs, const char *nodes, const char *filter, struct res *r)
 {
 	struct pn_roles roles = { 0 };
 	struct pn_env env = { .roles = &roles, .is_root = true };
@@ -233,9 +240,10 @@ static int mode_coll(int nw, double secs, struct res *r)
 	cJSON *in = cJSON_CreateObject(), *params = NULL;
 	uint64_t ev1, cpu1;
 
-	cJSON_AddStringToObject(in, "nodes", nodes_opt);
-	if (strcmp(nodes_opt, "private"))
-		(void)pn_nodeset_parse(&roles.private_nodes, nodes_opt);
+	cJSON_AddStringToObject(in, "nodes", nodes);
+	cJSON_AddStringToObject(in, "filter", filter);
+	if (strcmp(nodes, "private"))
+		(void)pn_nodeset_parse(&roles.private_nodes, nodes);
 	if (pn_params_resolve(pn_collector_perf.opts, in, "perfbench", "$", &params))
 		return -EINVAL;
 	c.params.opts = pn_collector_perf.opts;
@@ -335,9 +343,10 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 {
 	double base = med(rs[M_BASE], (size_t)rounds, offsetof(struct res, pages_s));
 	double coll = med(rs[M_COLL], (size_t)rounds, offsetof(struct res, cpu_ns_per_event));
+	double count = med(rs[M_COUNT], (size_t)rounds, offsetof(struct res, cpu_ns_per_event));
 
-	printf("%-11s %12s %12s %12s %8s %12s %8s %9s\n", "mode", "pages/s", "events/s", "handled",
-	       "lost", "cpu ns/ev", "cpu %", "slowdown");
+	printf("%-11s %12s %12s %12s %8s %12s %8s %9s\n", "mode", "pages/cpu-s", "events/s",
+	       "handled", "lost", "cpu ns/ev", "cpu %", "slowdown");
 	for (int m = 0; m < M_N; m++) {
 		double p = med(rs[m], (size_t)rounds, offsetof(struct res, pages_s));
 
@@ -349,9 +358,12 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 		       med(rs[m], (size_t)rounds, offsetof(struct res, cpu_pct)),
 		       m == M_BASE ? 0.0 : 100.0 * (base - p) / base);
 	}
-	for (int m = M_PERF_ALLOC; m < M_N; m++)
-		printf("collector cpu per event / %s: %.2f (goal <= 0.5)\n", mode_name[m],
-		       coll / med(rs[m], (size_t)rounds, offsetof(struct res, cpu_ns_per_event)));
+	for (int m = M_PERF_ALLOC; m < M_N; m++) {
+		double pr = med(rs[m], (size_t)rounds, offsetof(struct res, cpu_ns_per_event));
+
+		printf("cpu per event / %s: coll-count %.2f, collector %.2f (goal <= 0.5)\n",
+		       mode_name[m], count / pr, coll / pr);
+	}
 	printf("medians of %d interleaved rounds\n", rounds);
 }
 
@@ -393,7 +405,10 @@ int main(int argc, char **argv)
 				r->pages_s = run_workload(nw, secs, open_window, &w);
 				r->events_s = (double)(counter_read() - w.ev0) / secs;
 			} else if (m == M_COLL) {
-				ret = mode_coll(nw, secs, r);
+				ret = mode_coll(nw, secs, nodes_opt, "none", r);
+			} else if (m == M_COUNT || m == M_GUARD) {
+				ret = mode_coll(nw, secs, "private", m == M_GUARD ? "auto" : "none",
+						r);
 			} else {
 				ret = mode_perf(nw, secs, m == M_PERF_BOTH, r);
 			}
