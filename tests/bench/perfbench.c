@@ -4,6 +4,8 @@
  * `perf record` over the same workload in the same run.
  *
  *   perfbench [-r ROUNDS] [-s SECONDS] [-w WORKERS] [-n NODES] [-P PERF]
+ *             [-R RING_PAGES] [-W WAKEUP]   (the collector's ring options)
+ *             [-m MODES]   (e.g. -m collector,perf-both; base always runs)
  *
  * The workload (WORKERS processes, default 1, pinned to CPUs 0..) faults
  * 64 MiB of anonymous memory page by page (THP off) and drops it with
@@ -70,6 +72,8 @@ struct res {
 
 static const char *perf_bin = "perf";
 static const char *nodes_opt = "0";
+static const char *ring_pages = "2048", *wakeup = "512K";
+static unsigned modes = (1u << M_N) - 1; /* -m base,collector,...: only these */
 
 /* ---- the workload ---- */
 
@@ -242,6 +246,8 @@ static int mode_coll(int nw, double secs, const char *nodes, const char *filter,
 
 	cJSON_AddStringToObject(in, "nodes", nodes);
 	cJSON_AddStringToObject(in, "filter", filter);
+	cJSON_AddNumberToObject(in, "ring_pages", atoi(ring_pages));
+	cJSON_AddStringToObject(in, "wakeup", wakeup);
 	if (strcmp(nodes, "private"))
 		(void)pn_nodeset_parse(&roles.private_nodes, nodes);
 	if (pn_params_resolve(pn_collector_perf.opts, in, "perfbench", "$", &params))
@@ -350,6 +356,8 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 	for (int m = 0; m < M_N; m++) {
 		double p = med(rs[m], (size_t)rounds, offsetof(struct res, pages_s));
 
+		if (!(modes & (1u << m)))
+			continue;
 		printf("%-11s %12.0f %12.0f %12.0f %8.0f %12.1f %8.1f %8.1f%%\n", mode_name[m], p,
 		       med(rs[m], (size_t)rounds, offsetof(struct res, events_s)),
 		       med(rs[m], (size_t)rounds, offsetof(struct res, handled)),
@@ -361,6 +369,8 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 	for (int m = M_PERF_ALLOC; m < M_N; m++) {
 		double pr = med(rs[m], (size_t)rounds, offsetof(struct res, cpu_ns_per_event));
 
+		if (!(modes & (1u << m)))
+			continue;
 		printf("cpu per event / %s: coll-count %.2f, collector %.2f (goal <= 0.5)\n",
 		       mode_name[m], count / pr, coll / pr);
 	}
@@ -373,16 +383,24 @@ int main(int argc, char **argv)
 	int rounds = 5, nw = 1, opt;
 	double secs = 3;
 
-	while ((opt = getopt(argc, argv, "r:s:w:n:P:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:s:w:n:P:R:W:m:")) != -1) {
 		switch (opt) {
 		case 'r': rounds = atoi(optarg); break;
 		case 's': secs = atof(optarg); break;
 		case 'w': nw = atoi(optarg); break;
 		case 'n': nodes_opt = optarg; break;
 		case 'P': perf_bin = optarg; break;
+		case 'R': ring_pages = optarg; break;
+		case 'W': wakeup = optarg; break;
+		case 'm':
+			modes = 1u << M_BASE;
+			for (int m = 0; m < M_N; m++)
+				if (strstr(optarg, mode_name[m]))
+					modes |= 1u << m;
+			break;
 		default:
 			fprintf(stderr, "usage: perfbench [-r ROUNDS] [-s SECONDS] [-w WORKERS] "
-					"[-n NODES] [-P PERF]\n");
+					"[-n NODES] [-P PERF] [-R RING_PAGES] [-W WAKEUP] [-m MODES]\n");
 			return PN_EXIT_USAGE;
 		}
 	}
@@ -398,6 +416,8 @@ int main(int argc, char **argv)
 			struct res *r = &rs[m][i];
 			int ret = 0;
 
+			if (!(modes & (1u << m)))
+				continue;
 			memset(r, 0, sizeof(*r));
 			if (m == M_BASE) {
 				struct win w = { .tracer = getpid() };
