@@ -103,7 +103,7 @@ $(O)/pnbench: $(O)/core/main.o $(LIB)
 # it takes precedence over the generic one below).
 PERF_UNIT_BIN := $(filter $(O)/tests/test_perf%,$(UNIT_BIN))
 PERF_OBJ := $(addprefix $(O)/,core/pfnnode.o core/tpfmt.o core/perfring.o core/pageacct.o \
-	core/perfproc.o core/util.o core/procfs.o core/params.o core/series.o core/atomicfile.o \
+	core/perfproc.o core/pgdecode.o core/util.o core/procfs.o core/params.o core/series.o core/atomicfile.o \
 	collectors/perf.o)
 $(PERF_UNIT_BIN): $(O)/tests/%: tests/unit/%.c $(PERF_OBJ) tests/unit/perftest.h
 	@mkdir -p $(@D)

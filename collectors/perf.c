@@ -30,13 +30,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include "collector.h"
 #include "pageacct.h"
 #include "perfring.h"
 #include "pfnnode.h"
+#include "pgdecode.h"
 #include "procfs.h"
 #include "tpfmt.h"
 #include "workload.h"
@@ -45,8 +45,8 @@ static const char *const filter_choices[] = { "auto", "none", NULL };
 
 static const struct pn_opt perf_opts[] = {
 	{ "nodes", PN_OPT_NODES, "private", "nodes whose pages are classified and tracked" },
-	{ "ring_pages", PN_OPT_INT, "2048", "ring buffer data pages per CPU (power of two)", NULL, 8,
-	  65536 },
+	{ "ring_pages", PN_OPT_INT, "2048", "ring buffer data pages per CPU (power of two)", NULL,
+	  8, 65536 },
 	{ "wakeup", PN_OPT_SIZE, "512K", "wake the reader when a ring holds this much", NULL, 0,
 	  0 },
 	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0, 1000 },
@@ -60,24 +60,9 @@ static const struct pn_opt perf_opts[] = {
 	{ NULL },
 };
 
-enum { TP_ALLOC, TP_FREE, TP_PALLOC, TP_PSKIP, TP_N };
-
-struct tpdesc {
-	const char *name;
-	uint8_t kind;
-	bool present;
-	int id;
-	struct pn_tpfield f[5]; /* field_names[] order */
-};
-
 struct perfcoll {
 	char tracefs[4096];
-	struct pn_tp tp;
-	struct tpdesc td[TP_N];
-	size_t nev;
-	struct pn_tpfield common_type;
-	struct pn_tpflags gfp_names, skip_reasons;
-	uint64_t private_gfp;
+	struct pn_pgdec dec;
 	struct pn_pfnnode map;
 	uint64_t refresh_ns, last_refresh_ns, last_miss_ns;
 	struct pn_nodeset nodes;
@@ -99,33 +84,7 @@ struct perfcoll {
 	int64_t *row_cache;
 };
 
-static const char *const tp_names[TP_N] = { "mm_page_alloc", "mm_page_free", "mm_private_alloc",
-					    "mm_private_skip" };
-
 /* ---- where it can run ---- */
-
-static int find_tracefs(char *out, size_t len, bool may_mount)
-{
-	static const char *const dirs[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	char p[4096];
-
-	for (int pass = 0; pass < 2; pass++) {
-		for (size_t i = 0; i < PN_ARRAY_SIZE(dirs); i++) {
-			snprintf(p, sizeof(p), "%s/events/kmem", dirs[i]);
-			if (pn_exists(p)) {
-				pn_path(out, len, dirs[i]);
-				return 0;
-			}
-		}
-		if (!may_mount || pass || *pn_sysroot())
-			break;
-		/* tracefs is not mounted by default everywhere (it is not here) */
-		if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
-		    !pn_exists("/sys/kernel/debug/tracing"))
-			(void)mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL);
-	}
-	return -ENOENT;
-}
 
 static int perf_supported(const struct pn_env *env, char *why, size_t whylen)
 {
@@ -146,51 +105,12 @@ static int perf_supported(const struct pn_env *env, char *why, size_t whylen)
 			 (long long)(int64_t)paranoid);
 		return -EPERM;
 	}
-	if (find_tracefs(t, sizeof(t), root)) {
+	if (pn_tracefs_find(t, sizeof(t), root)) {
 		snprintf(why, whylen, "no tracefs with kmem events under %s/sys/kernel/tracing%s",
 			 pn_sysroot(),
 			 root ? " (mounting it failed)" : " (not root: cannot mount)");
 		return -ENOENT;
 	}
-	return 0;
-}
-
-/* ---- formats ---- */
-
-static const char *const field_names[TP_N][5] = {
-	[TP_ALLOC] = { "pfn", "order", "gfp_flags", "migratetype", NULL },
-	[TP_FREE] = { "pfn", "order", NULL, NULL, NULL },
-	[TP_PALLOC] = { "nid", "order", "gfp_flags", "preferred_nid", "fallback" },
-	[TP_PSKIP] = { "nid", "pfn", "reason", NULL, NULL },
-};
-
-static int load_tp(struct perfcoll *p, int i)
-{
-	struct tpdesc *d = &p->td[i];
-	struct tep_event *ev;
-	int ret = pn_tp_load(&p->tp, p->tracefs, "kmem", tp_names[i], &ev);
-
-	if (ret)
-		return ret;
-	for (int k = 0; k < 5; k++) {
-		if (!field_names[i][k])
-			continue;
-		ret = pn_tp_field(ev, field_names[i][k], 1, &d->f[k]);
-		if (ret)
-			return pn_error(ret, "perf: kmem:%s has no usable field %s", tp_names[i],
-					field_names[i][k]);
-	}
-	if (i == TP_ALLOC) {
-		if (pn_tp_field(ev, "common_type", 2, &p->common_type))
-			return pn_error(-EINVAL, "perf: kmem:%s has no common_type", tp_names[i]);
-		/* the series prints __GFP_PRIVATE by name: take its value from there */
-		if (!pn_tp_flags(ev, "gfp_flags", &p->gfp_names))
-			(void)pn_tpflags_value(&p->gfp_names, "__GFP_PRIVATE", &p->private_gfp);
-	}
-	if (i == TP_PSKIP)
-		(void)pn_tp_flags(ev, "reason", &p->skip_reasons);
-	d->id = pn_tp_event_id(ev);
-	d->present = true;
 	return 0;
 }
 
@@ -232,65 +152,24 @@ static int node_of(struct perfcoll *p, uint64_t pfn)
 	return node;
 }
 
-static void fill_event(struct perfcoll *p, int i, const uint64_t *v, struct pn_pgev *e)
-{
-	e->kind = p->td[i].kind;
-	switch (i) {
-	case TP_ALLOC:
-	case TP_FREE:
-		e->pfn = v[0];
-		e->order = (uint8_t)(v[1] < 255 ? v[1] : 255);
-		e->gfp = v[2];
-		e->aux = (int32_t)v[3];
-		e->node = e->pfn == UINT64_MAX ? PN_PFNNODE_UNKNOWN : node_of(p, e->pfn);
-		break;
-	case TP_PALLOC:
-		e->node = (int32_t)v[0];
-		e->order = (uint8_t)(v[1] < 255 ? v[1] : 255);
-		e->gfp = v[2];
-		e->aux = (int32_t)v[3];
-		e->fallback = v[4] != 0;
-		break;
-	default: /* TP_PSKIP */
-		e->node = (int32_t)v[0];
-		e->pfn = v[1];
-		e->gfp = v[2];
-		break;
-	}
-}
-
 static void decode_sample(struct perfcoll *p, size_t ring, const struct pn_perfrec *r)
 {
-	uint64_t type, v[5] = { 0 };
-	struct pn_pgev ev;
-	int i;
+	struct pn_pgev ev = { .time_ns = r->time_ns, .pid = r->pid, .cpu = r->cpu };
+	int ret = pn_pgdec_decode(&p->dec, r->raw, r->raw_size, &ev);
+	bool page = ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE;
 
-	if (pn_tpfield_read(&p->common_type, r->raw, r->raw_size, &type)) {
-		p->malformed++;
+	if (ret) {
+		/* truncated: counted, never read past its end */
+		(*(ret == -ENOENT ? &p->unknown_tp : &p->malformed))++;
 		return;
 	}
-	for (i = 0; i < TP_N; i++)
-		if (p->td[i].present && (uint64_t)p->td[i].id == type)
-			break;
-	if (i == TP_N) {
-		p->unknown_tp++;
-		return;
-	}
-	for (int k = 0; k < 5; k++) {
-		if (p->td[i].f[k].present &&
-		    pn_tpfield_read(&p->td[i].f[k], r->raw, r->raw_size, &v[k])) {
-			p->malformed++; /* truncated: counted, never read past its end */
-			return;
-		}
-	}
-	ev = (struct pn_pgev){ .time_ns = r->time_ns, .pid = r->pid, .cpu = r->cpu };
-	fill_event(p, i, v, &ev);
-	if ((ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE) &&
-	    !pn_pgacct_tracked(p->acct, ev.node)) {
+	if (page && ev.pfn != UINT64_MAX)
+		ev.node = node_of(p, ev.pfn);
+	if (page && !pn_pgacct_tracked(p->acct, ev.node)) {
 		pn_pgacct_apply(p->acct, &ev); /* only per-node totals: any order */
 	} else {
 		*(struct pn_pgev *)pn_perford_push(&p->ord, ring) = ev;
-		if (ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE)
+		if (page)
 			pn_pgacct_prefetch(p->acct, ev.node, ev.pfn);
 	}
 	p->events++;
@@ -378,12 +257,12 @@ static uint64_t lost_total(struct perfcoll *p, cJSON *details)
 			cJSON_AddItemToArray(pc, o);
 		}
 	}
-	for (size_t ev = 0, i = 0; i < TP_N; i++) {
+	for (size_t ev = 0, i = 0; i < PN_TP_N; i++) {
 		cJSON *arr;
 
-		if (!p->td[i].present)
+		if (!p->dec.td[i].present)
 			continue;
-		arr = pe ? cJSON_AddArrayToObject(pe, tp_names[i]) : NULL;
+		arr = pe ? cJSON_AddArrayToObject(pe, pn_pgdec_names[i]) : NULL;
 		for (size_t r = 0; r < p->nrings; r++) {
 			uint64_t count, lost = 0, id;
 
@@ -471,29 +350,13 @@ static int resolve_params(struct pn_coll *c, struct perfcoll *p)
 
 static int open_formats(struct pn_coll *c, struct perfcoll *p)
 {
-	bool series = pn_param_bool(&c->params, "series_events");
-	int ret = find_tracefs(p->tracefs, sizeof(p->tracefs), true);
+	int ret = pn_tracefs_find(p->tracefs, sizeof(p->tracefs), true);
 
 	if (ret)
 		return pn_error(ret, "perf: no tracefs with kmem events (mount -t tracefs nodev "
 				     "/sys/kernel/tracing)");
-	ret = pn_tp_init(&p->tp);
-	if (ret)
-		return pn_error(ret, "perf: libtraceevent: %s", strerror(-ret));
-	for (int i = 0; i < TP_N; i++) {
-		p->td[i].name = tp_names[i];
-		p->td[i].kind = (uint8_t)(PN_PGEV_ALLOC + i);
-		if (i >= TP_PALLOC && !series)
-			continue;
-		ret = load_tp(p, i);
-		if (ret == -ENOENT && i >= TP_PALLOC)
-			continue; /* a kernel without the reference series */
-		if (ret)
-			return pn_error(ret, "perf: format of kmem:%s: %s", tp_names[i],
-					strerror(-ret));
-		p->nev++;
-	}
-	return 0;
+	ret = pn_pgdec_load(&p->dec, p->tracefs, pn_param_bool(&c->params, "series_events"));
+	return ret ? pn_error(ret, "perf: tracepoint formats unusable") : 0;
 }
 
 static int open_rings(struct pn_coll *c, struct perfcoll *p)
@@ -503,13 +366,13 @@ static int open_rings(struct pn_coll *c, struct perfcoll *p)
 		.wakeup_bytes = (uint32_t)pn_param_size(&c->params, "wakeup"),
 		.comm_task = true,
 	};
-	uint64_t ids[TP_N];
+	uint64_t ids[PN_TP_N];
 	size_t n = 0;
 	int ret;
 
-	for (int i = 0; i < TP_N; i++)
-		if (p->td[i].present)
-			ids[n++] = (uint64_t)p->td[i].id;
+	for (int i = 0; i < PN_TP_N; i++)
+		if (p->dec.td[i].present)
+			ids[n++] = (uint64_t)p->dec.td[i].id;
 	ret = pn_perfring_open(&p->ring, ids, n, &rc);
 	if (ret)
 		return pn_error(ret,
@@ -547,10 +410,10 @@ static int perf_open(struct pn_coll *c)
 		ret = pn_pfnnode_load(&p->map);
 	if (!ret) {
 		ac.private_nodes = p->nodes;
-		ac.private_gfp = p->private_gfp;
+		ac.private_gfp = p->dec.private_gfp;
 		ac.nexamples = (size_t)pn_param_int(&c->params, "examples");
-		ac.gfp_names = &p->gfp_names;
-		ac.skip_reasons = &p->skip_reasons;
+		ac.gfp_names = &p->dec.gfp_names;
+		ac.skip_reasons = &p->dec.skip_reasons;
 		ret = pn_pgacct_new(&p->acct, &ac);
 	}
 	p->refresh_ns = pn_param_duration_ms(&c->params, "pfnmap_refresh") * 1000000ULL;
@@ -660,9 +523,7 @@ static void perf_close(struct pn_coll *c)
 	}
 	pn_pgacct_free(p->acct);
 	pn_perford_free(&p->ord);
-	pn_tpflags_free(&p->gfp_names);
-	pn_tpflags_free(&p->skip_reasons);
-	pn_tp_free(&p->tp);
+	pn_pgdec_free(&p->dec);
 	pn_pfnnode_free(&p->map);
 	free(p->lost_rec);
 	if (p->params_obj) {
