@@ -99,6 +99,14 @@ $(LIB): $(LIB_OBJ)
 $(O)/pnbench: $(O)/core/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PN_LIBS)
 
+# Without libperf and libtraceevent the perf collector builds as a stub that
+# says why it is unavailable; its tests, benchmark and fuzz target need them.
+ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
+UNIT_BIN := $(filter-out $(O)/tests/test_perf%,$(UNIT_BIN))
+TOOL_BIN := $(filter-out $(O)/tests/perf%,$(TOOL_BIN))
+BENCH_BIN := $(filter-out $(O)/bench/perf%,$(BENCH_BIN))
+endif
+
 # The perf collector's tests link only what they use (static pattern rule:
 # it takes precedence over the generic one below).
 PERF_UNIT_BIN := $(filter $(O)/tests/test_perf%,$(UNIT_BIN))
@@ -162,6 +170,9 @@ $(FUZZ_O)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(O)/gen/registry.c
 	clang $(FUZZ_CFLAGS) -I$(O)/gen -DPN_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_LIB_SRC) $(O)/gen/registry.c $(PN_LIBS)
 
 # The perf parsers' target links only what it uses (static pattern rule).
+ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
+FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
+endif
 PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 PERF_FUZZ_SRC := core/tpfmt.c core/perfring.c core/pageacct.c core/util.c
 $(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)

@@ -126,7 +126,7 @@ static int map_refresh(struct perfcoll *p)
 		return ret;
 	if (pn_pfnnode_filter(&p->map, &p->nodes, "pfn", f, sizeof(f)) < 0)
 		f[0] = '\0'; /* too many ranges: sample everything */
-	if (strcmp(f, p->filter)) {
+	if (strcmp(f, p->filter) != 0) {
 		/* events 0 and 1 are mm_page_alloc and mm_page_free */
 		if (pn_perfring_filter(p->ring, 0, f) || pn_perfring_filter(p->ring, 1, f))
 			pn_warn("perf: kernel filter \"%s\" refused; sampling every page", f);

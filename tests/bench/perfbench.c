@@ -248,7 +248,7 @@ static int mode_coll(int nw, double secs, const char *nodes, const char *filter,
 	cJSON_AddStringToObject(in, "filter", filter);
 	cJSON_AddNumberToObject(in, "ring_pages", atoi(ring_pages));
 	cJSON_AddStringToObject(in, "wakeup", wakeup);
-	if (strcmp(nodes, "private"))
+	if (strcmp(nodes, "private") != 0)
 		(void)pn_nodeset_parse(&roles.private_nodes, nodes);
 	if (pn_params_resolve(pn_collector_perf.opts, in, "perfbench", "$", &params))
 		return -EINVAL;
@@ -341,7 +341,7 @@ static double med(struct res *v, size_t n, size_t off)
 	double x[MAXR];
 
 	for (size_t i = 0; i < n; i++)
-		x[i] = *(const double *)((const char *)&v[i] + off);
+		memcpy(&x[i], (const char *)&v[i] + off, sizeof(x[i]));
 	return pn_median(x, n);
 }
 
@@ -399,8 +399,9 @@ int main(int argc, char **argv)
 					modes |= 1u << m;
 			break;
 		default:
-			fprintf(stderr, "usage: perfbench [-r ROUNDS] [-s SECONDS] [-w WORKERS] "
-					"[-n NODES] [-P PERF] [-R RING_PAGES] [-W WAKEUP] [-m MODES]\n");
+			fprintf(stderr,
+				"usage: perfbench [-r ROUNDS] [-s SECONDS] [-w WORKERS] "
+				"[-n NODES] [-P PERF] [-R RING_PAGES] [-W WAKEUP] [-m MODES]\n");
 			return PN_EXIT_USAGE;
 		}
 	}
