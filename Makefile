@@ -111,8 +111,8 @@ endif
 # it takes precedence over the generic one below).
 PERF_UNIT_BIN := $(filter $(O)/tests/test_perf%,$(UNIT_BIN))
 PERF_OBJ := $(addprefix $(O)/,core/pfnnode.o core/tpfmt.o core/perfring.o core/pageacct.o \
-	core/perfproc.o core/pgdecode.o core/util.o core/procfs.o core/params.o core/series.o core/atomicfile.o \
-	collectors/perf.o)
+	core/pagereport.o core/perfproc.o core/pgdecode.o core/util.o core/procfs.o core/params.o \
+	core/series.o core/atomicfile.o collectors/perf.o)
 $(PERF_UNIT_BIN): $(O)/tests/%: tests/unit/%.c $(PERF_OBJ) tests/unit/perftest.h
 	@mkdir -p $(@D)
 	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PERF_OBJ) $(PN_LIBS) -lcmocka
@@ -174,7 +174,8 @@ ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
 FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 endif
 PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
-PERF_FUZZ_SRC := core/tpfmt.c core/perfring.c core/pageacct.c core/util.c
+PERF_FUZZ_SRC := core/tpfmt.c core/perfring.c core/pageacct.c core/pagereport.c core/pgdecode.c \
+	core/util.c
 $(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(PERF_FUZZ_SRC) $(PN_LIBS)

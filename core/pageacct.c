@@ -2,99 +2,14 @@
 /*
  * pageacct.c - page accounting from allocator events.  See pageacct.h.
  */
-#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "pageacct.h"
+#include "pageacct-int.h"
 #include "pfnnode.h"
-
-#define MAX_ORDER_SEEN 11 /* buddy orders are < 11 on x86-64 (MAX_PAGE_ORDER 10) */
-#define CLS_EXPLICIT   1
-#define CLS_GENERAL    2
-
-struct kind {
-	uint64_t gfp;
-	int32_t mt;
-	uint8_t order, cls;
-	int64_t pages, events;
-};
-
-struct pidacct {
-	uint32_t pid;
-	int64_t general_pages, explicit_pages, freed_pages, events;
-};
-
-struct reason {
-	uint64_t reason;
-	int64_t events;
-};
-
-/* one private node's phase */
-struct pnode {
-	int node;
-	int64_t alloc_pages, free_pages, explicit_pages, general_alloc_pages, general_freed_pages;
-	int64_t explicit_freed_pages, unmatched_free_pages, live_realloc_events;
-	int64_t series_alloc_pages, series_fallback_pages, before_phase_general_pages;
-	size_t nkinds, npids, nreasons, nex, capkinds, cappids;
-	size_t last_kind, last_pid; /* consecutive events mostly repeat both */
-	struct kind *kinds;
-	struct pidacct *pids;
-	struct reason *reasons;
-	struct pn_pgev *ex;
-};
-
-/*
- * A live page on a private node.  Pages are kept in chunks of consecutive
- * pfns (a direct map per chunk: neighbouring pages share cache lines, and a
- * lookup is one load, where a hash over every page of a node missed the
- * cache on nearly every event); chunks are found through a small hash of
- * chunk ids with a one-entry cache.  cls 0 = not live.
- */
-#define CHUNK_SHIFT 18 /* 2^18 entries of 8 bytes: one 2 MiB (huge) page */
-#define CHUNK_PAGES (1u << CHUNK_SHIFT)
-#define CHUNK_BYTES ((size_t)CHUNK_PAGES * sizeof(struct live))
-#define CLS_PIECES  3 /* in a block's second slot: pages of it freed piecewise, in pid */
-struct live {
-	uint32_t pid;
-	uint16_t seq;
-	uint8_t order, cls;
-};
-
-struct chunk {
-	uint64_t id; /* pfn >> CHUNK_SHIFT, + 1 (0 = empty slot) */
-	struct live *pages;
-};
-
-struct comm {
-	uint32_t pid;
-	char name[16];
-};
-
-struct pn_pgacct {
-	struct pn_pgacct_cfg cfg;
-	int16_t slot[PN_MAX_NODES]; /* node -> index in nodes[], -1 */
-	size_t nnodes;
-	struct pnode *nodes;
-	struct pn_event_node *rep;
-	int64_t *node_alloc, *node_free; /* per node id + 1 (0: unknown), this phase */
-	int64_t unknown_pages, events, failed_allocs, bad_events;
-	struct pn_pgacct_totals tot;
-	struct chunk *chunks;		      /* open addressing by id */
-	size_t nchunks, capchunks, live_high; /* live_high: live entries of order > 0 */
-	struct chunk *last_chunk;
-	uint32_t seq;
-	bool in_phase;
-	size_t nxp, capxp;
-	uint32_t *xpids; /* explicit pids of the phase (and what they forked) */
-	size_t ncp;
-	uint32_t *cpids; /* every pid of the phase context: always in by_process */
-	size_t ncomm, capcomm;
-	struct comm *comms;
-};
 
 /* ---- small tables ---- */
 
@@ -106,7 +21,7 @@ static void *grow(void *p, size_t n, size_t *cap, size_t sz)
 	return pn_xrealloc(p, *cap * sz);
 }
 
-static bool is_xpid(const struct pn_pgacct *a, uint32_t pid)
+bool pn_pgacct_is_xpid(const struct pn_pgacct *a, uint32_t pid)
 {
 	for (size_t i = 0; i < a->nxp; i++)
 		if (a->xpids[i] == pid)
@@ -116,7 +31,7 @@ static bool is_xpid(const struct pn_pgacct *a, uint32_t pid)
 
 static void add_xpid(struct pn_pgacct *a, uint32_t pid)
 {
-	if (is_xpid(a, pid))
+	if (pn_pgacct_is_xpid(a, pid))
 		return;
 	a->xpids = grow(a->xpids, a->nxp, &a->capxp, sizeof(*a->xpids));
 	a->xpids[a->nxp++] = pid;
@@ -130,7 +45,7 @@ static void set_comm(char dst[16], const char *src)
 	dst[n] = '\0';
 }
 
-static const char *comm_of(struct pn_pgacct *a, uint32_t pid)
+const char *pn_pgacct_comm_of(struct pn_pgacct *a, uint32_t pid)
 {
 	char rel[64], buf[64];
 	struct comm *c;
@@ -172,7 +87,7 @@ static struct pidacct *pid_slot(struct pn_pgacct *a, struct pnode *n, uint32_t p
 			return &n->pids[i];
 		}
 	}
-	(void)comm_of(a, pid); /* first sight: while the process still exists */
+	(void)pn_pgacct_comm_of(a, pid); /* first sight: while the process still exists */
 	n->last_pid = n->npids;
 	n->pids = grow(n->pids, n->npids, &n->cappids, sizeof(*n->pids));
 	memset(&n->pids[n->npids], 0, sizeof(n->pids[0]));
@@ -327,7 +242,8 @@ static void add_kind(struct pnode *n, const struct pn_pgev *e, uint8_t cls, int6
 static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_pgev *e,
 			  int64_t pages)
 {
-	bool expl = (a->cfg.private_gfp && (e->gfp & a->cfg.private_gfp)) || is_xpid(a, e->pid);
+	bool expl = (a->cfg.private_gfp && (e->gfp & a->cfg.private_gfp)) ||
+		    pn_pgacct_is_xpid(a, e->pid);
 	uint8_t cls = expl ? CLS_EXPLICIT : CLS_GENERAL;
 	struct pidacct *p;
 	struct live *l = live_slot(a, e->pfn, true);
@@ -465,7 +381,7 @@ void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e)
 			private_free(a, n, e, pages);
 		return;
 	case PN_PGEV_FORK:
-		if (is_xpid(a, (uint32_t)e->pfn))
+		if (pn_pgacct_is_xpid(a, (uint32_t)e->pfn))
 			add_xpid(a, e->pid);
 		return;
 	default: series_event(a, e); return;
@@ -563,204 +479,6 @@ void pn_pgacct_phase_begin(struct pn_pgacct *a, const struct pn_phase_ctx *ctx)
 	for (size_t i = 0; ctx && i < ctx->npids; i++)
 		if (ctx->pids[i].explicit_alloc && !ctx->pids[i].background)
 			add_xpid(a, (uint32_t)ctx->pids[i].pid);
-}
-
-/* ---- report ---- */
-
-static void add_num(cJSON *o, const char *k, int64_t v)
-{
-	cJSON_AddNumberToObject(o, k, (double)v);
-}
-
-static void gfp_str(const struct pn_pgacct *a, uint64_t gfp, char *buf, size_t len)
-{
-	if (!a->cfg.gfp_names || pn_tpflags_decode(a->cfg.gfp_names, gfp, buf, len) < 0)
-		snprintf(buf, len, "0x%llx", (unsigned long long)gfp);
-}
-
-static cJSON *kinds_json(const struct pn_pgacct *a, const struct pnode *n)
-{
-	cJSON *arr = cJSON_CreateArray();
-	char g[256];
-
-	for (size_t i = 0; i < n->nkinds; i++) {
-		const struct kind *k = &n->kinds[i];
-		cJSON *o = cJSON_CreateObject();
-
-		gfp_str(a, k->gfp, g, sizeof(g));
-		cJSON_AddStringToObject(o, "class",
-					k->cls == CLS_EXPLICIT ? "explicit" : "general");
-		cJSON_AddStringToObject(o, "gfp", g);
-		snprintf(g, sizeof(g), "0x%llx", (unsigned long long)k->gfp);
-		cJSON_AddStringToObject(o, "gfp_raw", g);
-		add_num(o, "order", k->order);
-		add_num(o, "migratetype", k->mt);
-		add_num(o, "pages", k->pages);
-		add_num(o, "events", k->events);
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
-static int cmp_pid(const void *x, const void *y)
-{
-	const struct pidacct *a = x, *b = y;
-	int64_t pa = a->general_pages + a->explicit_pages,
-		pb = b->general_pages + b->explicit_pages;
-
-	return pa > pb ? -1 : pa < pb;
-}
-
-static bool is_cpid(const struct pn_pgacct *a, uint32_t pid)
-{
-	for (size_t i = 0; i < a->ncp; i++)
-		if (a->cpids[i] == pid)
-			return true;
-	return false;
-}
-
-/* The 32 processes with most pages, and every process of the phase. */
-static cJSON *pids_json(struct pn_pgacct *a, struct pnode *n)
-{
-	cJSON *arr = cJSON_CreateArray();
-
-	if (n->npids)
-		qsort(n->pids, n->npids, sizeof(*n->pids), cmp_pid);
-	for (size_t i = 0; i < n->npids; i++) {
-		const struct pidacct *p = &n->pids[i];
-		cJSON *o;
-
-		if (i >= 32 && !is_cpid(a, p->pid) && !is_xpid(a, p->pid))
-			continue;
-		o = cJSON_CreateObject();
-		add_num(o, "pid", p->pid);
-		cJSON_AddStringToObject(o, "comm", comm_of(a, p->pid));
-		add_num(o, "general_pages", p->general_pages);
-		add_num(o, "explicit_pages", p->explicit_pages);
-		add_num(o, "freed_pages", p->freed_pages);
-		add_num(o, "events", p->events);
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
-static cJSON *examples_json(struct pn_pgacct *a, const struct pnode *n)
-{
-	cJSON *arr = cJSON_CreateArray();
-	char g[256];
-
-	for (size_t i = 0; i < n->nex; i++) {
-		const struct pn_pgev *e = &n->ex[i];
-		cJSON *o = cJSON_CreateObject();
-
-		add_num(o, "t_ns", (int64_t)e->time_ns);
-		add_num(o, "cpu", e->cpu);
-		add_num(o, "pid", e->pid);
-		cJSON_AddStringToObject(o, "comm", comm_of(a, e->pid));
-		snprintf(g, sizeof(g), "0x%llx", (unsigned long long)e->pfn);
-		cJSON_AddStringToObject(o, "pfn", g);
-		add_num(o, "order", e->order);
-		gfp_str(a, e->gfp, g, sizeof(g));
-		cJSON_AddStringToObject(o, "gfp", g);
-		add_num(o, "migratetype", e->aux);
-		cJSON_AddItemToArray(arr, o);
-	}
-	return arr;
-}
-
-static cJSON *series_json(const struct pn_pgacct *a, const struct pnode *n)
-{
-	cJSON *o = cJSON_CreateObject(), *sk = cJSON_CreateObject();
-	char r[128];
-
-	add_num(o, "private_alloc_pages", n->series_alloc_pages);
-	add_num(o, "private_fallback_pages", n->series_fallback_pages);
-	for (size_t i = 0; i < n->nreasons; i++) {
-		if (!a->cfg.skip_reasons ||
-		    pn_tpflags_decode(a->cfg.skip_reasons, n->reasons[i].reason, r, sizeof(r)) < 0)
-			snprintf(r, sizeof(r), "%llu", (unsigned long long)n->reasons[i].reason);
-		add_num(sk, r, n->reasons[i].events);
-	}
-	cJSON_AddItemToObject(o, "skips", sk);
-	return o;
-}
-
-static cJSON *node_json(struct pn_pgacct *a, struct pnode *n, const struct pn_event_node *r)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	add_num(o, "node", n->node);
-	add_num(o, "alloc_pages", n->alloc_pages);
-	add_num(o, "free_pages", n->free_pages);
-	add_num(o, "net_pages", r->net_pages);
-	add_num(o, "explicit_pages", n->explicit_pages);
-	add_num(o, "explicit_freed_pages", n->explicit_freed_pages);
-	add_num(o, "general_alloc_pages", n->general_alloc_pages);
-	add_num(o, "general_freed_pages", n->general_freed_pages);
-	add_num(o, "general_pages", r->general_pages);
-	add_num(o, "before_phase_general_pages", n->before_phase_general_pages);
-	add_num(o, "unmatched_free_pages", n->unmatched_free_pages);
-	add_num(o, "live_realloc_events", n->live_realloc_events);
-	cJSON_AddItemToObject(o, "series", series_json(a, n));
-	cJSON_AddItemToObject(o, "by_kind", kinds_json(a, n));
-	cJSON_AddItemToObject(o, "by_process", pids_json(a, n));
-	cJSON_AddItemToObject(o, "examples", examples_json(a, n));
-	return o;
-}
-
-static cJSON *per_node_json(const struct pn_pgacct *a)
-{
-	cJSON *o = cJSON_CreateObject();
-	char k[16];
-
-	for (size_t i = 0; i <= PN_MAX_NODES; i++) {
-		cJSON *n;
-
-		if (!a->node_alloc[i] && !a->node_free[i])
-			continue;
-		snprintf(k, sizeof(k), "%d", (int)i - 1);
-		n = cJSON_AddObjectToObject(o, i ? k : "unknown");
-		add_num(n, "alloc_pages", a->node_alloc[i]);
-		add_num(n, "free_pages", a->node_free[i]);
-	}
-	return o;
-}
-
-int pn_pgacct_phase_end(struct pn_pgacct *a, int64_t lost, struct pn_event_report *rep)
-{
-	cJSON *d = cJSON_CreateObject(), *nodes = cJSON_CreateArray();
-
-	for (size_t i = 0; i < a->nnodes; i++) {
-		struct pnode *n = &a->nodes[i];
-		struct pn_event_node *r = &a->rep[i];
-
-		n->alloc_pages = a->node_alloc[n->node + 1];
-		n->free_pages = a->node_free[n->node + 1];
-		*r = (struct pn_event_node){
-			.node = n->node,
-			.explicit_pages = n->explicit_pages,
-			.general_alloc_pages = n->general_alloc_pages,
-			.general_freed_pages = n->general_freed_pages,
-			.general_pages = n->general_alloc_pages - n->general_freed_pages,
-			.net_pages = n->alloc_pages - n->free_pages,
-			.lost_events = lost,
-			.inconclusive = lost > 0 || a->unknown_pages > 0,
-		};
-		cJSON_AddItemToArray(nodes, node_json(a, n, r));
-	}
-	add_num(d, "events", a->events);
-	add_num(d, "failed_allocs", a->failed_allocs);
-	add_num(d, "bad_order_events", a->bad_events);
-	add_num(d, "unknown_node_pages", a->unknown_pages);
-	cJSON_AddItemToObject(d, "per_node", per_node_json(a));
-	cJSON_AddItemToObject(d, "private_nodes", nodes);
-	rep->nnodes = a->nnodes;
-	rep->nodes = a->rep;
-	rep->events = a->events;
-	rep->lost_events = lost;
-	rep->details = d;
-	a->in_phase = false;
-	return 0;
 }
 
 void pn_pgacct_totals(const struct pn_pgacct *a, struct pn_pgacct_totals *t)

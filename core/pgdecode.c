@@ -43,13 +43,18 @@ int pn_tracefs_find(char *out, size_t len, bool may_mount)
 	return -ENOENT;
 }
 
-static int load_one(struct pn_pgdec *d, const char *tracefs, int i)
+int pn_pgdec_init(struct pn_pgdec *d)
 {
-	struct tep_event *ev;
-	int ret = pn_tp_load(&d->tp, tracefs, "kmem", pn_pgdec_names[i], &ev);
+	memset(d, 0, sizeof(*d));
+	return pn_tp_init(&d->tp);
+}
 
-	if (ret)
-		return ret;
+int pn_pgdec_add(struct pn_pgdec *d, int i, const struct tep_event *ev)
+{
+	int ret;
+
+	if (i < 0 || i >= PN_TP_N)
+		return -EINVAL;
 	for (int k = 0; k < 5; k++) {
 		if (!field_names[i][k])
 			continue;
@@ -58,9 +63,9 @@ static int load_one(struct pn_pgdec *d, const char *tracefs, int i)
 			return pn_error(ret, "kmem:%s has no usable field %s", pn_pgdec_names[i],
 					field_names[i][k]);
 	}
+	if (!d->common_type.present && pn_tp_field(ev, "common_type", 2, &d->common_type))
+		return pn_error(-EINVAL, "kmem:%s has no common_type", pn_pgdec_names[i]);
 	if (i == PN_TP_ALLOC) {
-		if (pn_tp_field(ev, "common_type", 2, &d->common_type))
-			return pn_error(-EINVAL, "kmem:%s has no common_type", pn_pgdec_names[i]);
 		/* the series prints __GFP_PRIVATE by name: take its value from there */
 		if (!pn_tp_flags(ev, "gfp_flags", &d->gfp_names))
 			(void)pn_tpflags_value(&d->gfp_names, "__GFP_PRIVATE", &d->private_gfp);
@@ -72,12 +77,18 @@ static int load_one(struct pn_pgdec *d, const char *tracefs, int i)
 	return 0;
 }
 
+static int load_one(struct pn_pgdec *d, const char *tracefs, int i)
+{
+	struct tep_event *ev;
+	int ret = pn_tp_load(&d->tp, tracefs, "kmem", pn_pgdec_names[i], &ev);
+
+	return ret ? ret : pn_pgdec_add(d, i, ev);
+}
+
 int pn_pgdec_load(struct pn_pgdec *d, const char *tracefs, bool series)
 {
-	int ret;
+	int ret = pn_pgdec_init(d);
 
-	memset(d, 0, sizeof(*d));
-	ret = pn_tp_init(&d->tp);
 	if (ret)
 		return pn_error(ret, "libtraceevent: %s", strerror(-ret));
 	for (int i = 0; i < PN_TP_N; i++) {

@@ -43,6 +43,10 @@ int pn_tracefs_find(char *out, size_t len, bool may_mount);
  * series and present.  -errno with a message when a required one fails. */
 int pn_pgdec_load(struct pn_pgdec *d, const char *tracefs, bool series);
 void pn_pgdec_free(struct pn_pgdec *d);
+/* The same in steps, for formats from elsewhere (replayed, fuzzed): init,
+ * parse with pn_tp_parse(&d->tp, ...), add as event PN_TP_*. */
+int pn_pgdec_init(struct pn_pgdec *d);
+int pn_pgdec_add(struct pn_pgdec *d, int which, const struct tep_event *ev);
 
 /*
  * Decode one raw entry into e (time, pid and cpu are the caller's).  For

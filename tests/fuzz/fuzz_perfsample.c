@@ -12,8 +12,9 @@
  * text), while our handling of whatever offsets and sizes a format declares
  * is fuzzed.  The records go through pn_perfrec_parse(); every field read
  * from a sample must lie inside its raw data; the gfp flag table decodes
- * into short and long buffers consistently; samples are accounted
- * (pn_pgacct) as the collector does.  Nothing may crash or read out of
+ * into short and long buffers consistently; samples are decoded
+ * (pn_pgdec_decode) and accounted (pn_pgacct, reports with decoded kinds)
+ * as the collector does.  Nothing may crash or read out of
  * bounds.  Seed corpus: tests/fuzz/corpus/perfsample/.
  */
 #include <assert.h>
@@ -25,6 +26,7 @@
 
 #include "pageacct.h"
 #include "perfring.h"
+#include "pgdecode.h"
 #include "tpfmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -112,38 +114,30 @@ static void flags(const struct tep_event *ev)
 	pn_tpflags_free(&t);
 }
 
-static void records(const uint8_t *p, size_t left, const struct pn_tpfield *f, struct pn_pgacct *a)
+static void records(const uint8_t *p, size_t left, const struct pn_tpfield *f,
+		    const struct pn_pgdec *dec, struct pn_pgacct *a)
 {
 	struct pn_perfrec r;
 
 	while (left >= 8 && !pn_perfrec_parse(p, left, &r)) {
+		struct pn_pgev e = { 0 };
+		uint64_t v;
 		uint16_t sz;
-		uint64_t v[5] = { 0 };
-		bool ok = true;
 
 		memcpy(&sz, p + 6, 2);
 		assert(sz >= 8 && sz <= left);
 		if (r.type == PERF_RECORD_SAMPLE) {
 			assert(r.raw + r.raw_size <= p + sz);
-			for (int i = 0; i < 5; i++) {
-				if (!f[i].present)
-					continue;
-				if (pn_tpfield_read(&f[i], r.raw, r.raw_size, &v[i])) {
-					ok = false;
-					continue;
-				}
-				assert((size_t)f[i].offset + (size_t)f[i].size <= r.raw_size);
-			}
-			if (ok) {
-				struct pn_pgev e = { .time_ns = r.time_ns,
-						     .pfn = v[0],
-						     .gfp = v[2],
-						     .pid = r.pid,
-						     .node = (int32_t)(v[0] % 4) - 1,
-						     .aux = (int32_t)v[3],
-						     .kind = (uint8_t)(1 + v[4] % 5),
-						     .order = (uint8_t)(v[1] % 12) };
-
+			for (int i = 0; i < 5; i++)
+				if (f[i].present && !pn_tpfield_read(&f[i], r.raw, r.raw_size, &v))
+					assert((size_t)f[i].offset + (size_t)f[i].size <=
+					       r.raw_size);
+			/* the collector's own decoding, then its accounting */
+			e.time_ns = r.time_ns;
+			e.pid = r.pid;
+			if (!pn_pgdec_decode(dec, r.raw, r.raw_size, &e)) {
+				if (e.kind == PN_PGEV_ALLOC || e.kind == PN_PGEV_FREE)
+					e.node = (int32_t)(e.pfn % 4) - 1;
 				pn_pgacct_apply(a, &e);
 			}
 		}
@@ -159,7 +153,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct pn_tpfield f[5];
 	struct tep_event *ev = NULL;
 	struct pn_pgacct *a;
-	struct pn_tp tp;
+	struct pn_pgdec dec;
 	char buf[2048];
 	const char *fmt = buf;
 	size_t used = 1, flen;
@@ -174,22 +168,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		used += 12;
 	}
 	memset(f, 0, sizeof(f));
-	if (pn_tp_init(&tp))
+	if (pn_pgdec_init(&dec))
 		return 0;
-	if (!pn_tp_parse(&tp, "kmem", fmt, flen, &ev)) {
+	if (!pn_tp_parse(&dec.tp, "kmem", fmt, flen, &ev)) {
 		for (int i = 0; i < 5; i++)
 			(void)pn_tp_field(ev, names[i], 1, &f[i]);
 		flags(ev);
+		/* the fourth fixture is mm_private_alloc, the rest mm_page_alloc */
+		(void)pn_pgdec_add(&dec, fmt == fmt_text[3] ? PN_TP_PALLOC : PN_TP_ALLOC, ev);
 	}
+	cfg.gfp_names = &dec.gfp_names;
 	pn_nodeset_zero(&cfg.private_nodes);
 	pn_nodeset_set(&cfg.private_nodes, 1);
 	pn_nodeset_set(&cfg.private_nodes, 2);
 	pn_pgacct_new(&a, &cfg);
 	pn_pgacct_phase_begin(a, NULL);
-	records(data + used, size - used, f, a);
+	records(data + used, size - used, f, &dec, a);
 	pn_pgacct_phase_end(a, 0, &rep);
 	cJSON_Delete(rep.details);
 	pn_pgacct_free(a);
-	pn_tp_free(&tp);
+	pn_pgdec_free(&dec);
 	return 0;
 }
