@@ -72,7 +72,7 @@ struct perfcoll {
 	size_t nrings;
 	pthread_t thr;
 	bool thr_started;
-	volatile int stop;
+	int stop; /* __atomic: close() asks the reader to end */
 	pthread_mutex_t lock;
 	uint64_t *lost_rec; /* per ring: PERF_RECORD_LOST totals */
 	uint64_t lost_samples, malformed, unknown_tp, events;
@@ -228,7 +228,7 @@ static void *reader(void *arg)
 {
 	struct perfcoll *p = arg;
 
-	while (!p->stop) {
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
 		(void)pn_perfring_poll(p->ring, 100);
 		pthread_mutex_lock(&p->lock);
 		drain(p);
@@ -514,7 +514,7 @@ static void perf_close(struct pn_coll *c)
 	if (!p)
 		return;
 	if (p->thr_started) {
-		p->stop = 1;
+		__atomic_store_n(&p->stop, 1, __ATOMIC_RELEASE);
 		pthread_join(p->thr, NULL);
 	}
 	if (p->ring) {

@@ -141,6 +141,30 @@ static void test_hotplug(void **state)
 	pn_sysroot_set("");
 }
 
+/* The kernel filter drops the known ranges of untracked nodes only. */
+static void test_filter(void **state)
+{
+	struct pn_pfnnode m = { .page_bytes = 4096 };
+	struct pn_nodeset keep;
+	char buf[512], tiny[16];
+
+	(void)state;
+	use("qemu-sparse-0-2-5");
+	assert_int_equal(pn_pfnnode_load(&m), 0);
+	pn_nodeset_zero(&keep);
+	pn_nodeset_set(&keep, 2);
+	assert_true(pn_pfnnode_filter(&m, &keep, "pfn", buf, sizeof(buf)) > 0);
+	assert_string_equal(buf, "!(pfn >= 0x0 && pfn < 0x40000) && "
+				 "!(pfn >= 0x60000 && pfn < 0x80000)");
+	assert_int_equal(pn_pfnnode_filter(&m, &keep, "pfn", tiny, sizeof(tiny)), -ENOSPC);
+	pn_nodeset_set(&keep, 0);
+	pn_nodeset_set(&keep, 5);
+	assert_int_equal(pn_pfnnode_filter(&m, &keep, "pfn", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	pn_pfnnode_free(&m);
+	pn_sysroot_set("");
+}
+
 static void test_no_memory_dir(void **state)
 {
 	struct pn_pfnnode m = { .page_bytes = 4096 };
@@ -155,9 +179,8 @@ static void test_no_memory_dir(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_node),
-		cmocka_unit_test(test_sparse),
-		cmocka_unit_test(test_hotplug),
+		cmocka_unit_test(test_one_node),      cmocka_unit_test(test_sparse),
+		cmocka_unit_test(test_hotplug),	      cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_no_memory_dir),
 	};
 
