@@ -23,6 +23,19 @@
  * Needs root (or CAP_PERFMON; with neither, perf_event_paranoid must be -1
  * for raw tracepoint samples), tracefs (mounted at /sys/kernel/tracing when
  * absent), and libperf at build time (make deps).
+ *
+ * For the runner: open() after the roles are known (option nodes, default
+ * "private": with no private node it only counts); start() once; call
+ * phase_begin() after the phase's processes exist but before they allocate
+ * (a declared explicit workload's pid, and what it forks afterwards, makes
+ * explicit pages), and phase_end() while they still hold their memory (the
+ * moment of the counter snapshot).  phase_end() fills one pn_event_node per
+ * tracked node (valid until the next phase_end() or close()) and hands over
+ * rep->details: per node the totals, by_kind (gfp decoded, order,
+ * migratetype), by_process (pid, comm), examples, the series' events, and
+ * "counters" (event net pages against the MemUsed delta); "lost" per CPU
+ * and per event.  sample() gives a series: events, lost_events,
+ * alloc_pages, free_pages, unknown_node_pages (cumulative).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -99,5 +99,7 @@ struct pn_pgacct {
 /* pageacct.c, for the report */
 bool pn_pgacct_is_xpid(const struct pn_pgacct *a, uint32_t pid);
 const char *pn_pgacct_comm_of(struct pn_pgacct *a, uint32_t pid);
+/* per-phase totals back to zero (the live pages stay) */
+void pn_pgacct_phase_reset(struct pn_pgacct *a);
 
 #endif /* PN_PAGEACCT_INT_H */

@@ -449,7 +449,7 @@ void pn_pgacct_free(struct pn_pgacct *a)
 	free(a);
 }
 
-static void phase_reset(struct pn_pgacct *a)
+void pn_pgacct_phase_reset(struct pn_pgacct *a)
 {
 	for (size_t i = 0; i < a->nnodes; i++)
 		pnode_reset(&a->nodes[i]);
@@ -467,7 +467,7 @@ void pn_pgacct_phase_begin(struct pn_pgacct *a, const struct pn_phase_ctx *ctx)
 
 		n->before_phase_general_pages = n->general_alloc_pages - n->general_freed_pages;
 	}
-	phase_reset(a);
+	pn_pgacct_phase_reset(a);
 	a->seq++;
 	a->in_phase = true;
 	a->nxp = 0;

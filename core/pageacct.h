@@ -84,8 +84,8 @@ struct pn_pgacct_totals {
 	int64_t events, alloc_pages, free_pages, unknown_node_pages;
 };
 void pn_pgacct_totals(const struct pn_pgacct *a, struct pn_pgacct_totals *t);
-/* Pages pid allocated (all nodes) during the current phase, and of those,
- * freed again - only counted for pages on private nodes. */
+/* Pages pid allocated on private node `node` since the last phase_begin()
+ * or phase_end(), and of those, freed again. */
 int64_t pn_pgacct_pid_pages(const struct pn_pgacct *a, int node, uint32_t pid, int64_t *freed);
 
 #endif /* PN_PAGEACCT_H */

@@ -204,5 +204,8 @@ int pn_pgacct_phase_end(struct pn_pgacct *a, int64_t lost, struct pn_event_repor
 	rep->lost_events = lost;
 	rep->details = d;
 	a->in_phase = false;
+	/* what comes until the next phase_begin() is counted from zero and
+	 * reported there as before_phase_general_pages */
+	pn_pgacct_phase_reset(a);
 	return 0;
 }

@@ -139,6 +139,8 @@ static void test_phases(void **state)
 	assert_int_equal(pn_pgacct_new(&a, &cfg), 0);
 	pn_pgacct_phase_begin(a, &ctx);
 	phase_one(a);
+	assert_int_equal(pn_pgacct_pid_pages(a, 2, 100, &freed), 5);
+	assert_int_equal(freed, 2);
 	assert_int_equal(pn_pgacct_phase_end(a, 0, &rep), 0);
 	assert_int_equal(rep.nnodes, 1);
 	assert_int_equal(rep.nodes[0].node, 2);
@@ -147,9 +149,8 @@ static void test_phases(void **state)
 	assert_int_equal(rep.nodes[0].general_freed_pages, 2);
 	assert_int_equal(rep.nodes[0].general_pages, 3);
 	assert_int_equal(rep.nodes[0].net_pages, 8 - 3);
-	assert_true(rep.nodes[0].inconclusive); /* a page on no known node */
-	assert_int_equal(pn_pgacct_pid_pages(a, 2, 100, &freed), 5);
-	assert_int_equal(freed, 2);
+	assert_true(rep.nodes[0].inconclusive);			     /* a page on no known node */
+	assert_int_equal(pn_pgacct_pid_pages(a, 2, 100, &freed), 0); /* counted from zero again */
 	n = node_details(&rep, 0);
 	assert_int_equal(num(n, "unmatched_free_pages"), 1);
 	assert_int_equal(num(cJSON_GetObjectItem(n, "series"), "private_alloc_pages"), 2);
@@ -161,6 +162,8 @@ static void test_phases(void **state)
 	check_kinds(n);
 	cJSON_Delete(rep.details);
 
+	/* between the phases a general page lands on the node */
+	ev(a, PN_PGEV_ALLOC, 100, 2, 4000, 0, 0x140cca);
 	/* phase two: the rest of the split page is freed (not this phase's
 	 * pages), nothing new on the node, but events were lost */
 	ctx.phase = "p2";
@@ -176,7 +179,7 @@ static void test_phases(void **state)
 	assert_int_equal(rep.nodes[0].lost_events, 5);
 	assert_true(rep.nodes[0].inconclusive);
 	n = node_details(&rep, 0);
-	assert_int_equal(num(n, "before_phase_general_pages"), 3);
+	assert_int_equal(num(n, "before_phase_general_pages"), 1);
 	assert_int_equal(num(n, "unmatched_free_pages"), 1);
 	cJSON_Delete(rep.details);
 
@@ -222,7 +225,7 @@ static void test_many_pages(void **state)
 	assert_int_equal(pn_pgacct_phase_end(a, 0, &rep), 0);
 	assert_int_equal(rep.nodes[0].net_pages, -(int64_t)(n / 2));
 	assert_int_equal(num(node_details(&rep, 0), "unmatched_free_pages"), 0);
-	assert_int_equal(num(node_details(&rep, 0), "before_phase_general_pages"), n / 2);
+	assert_int_equal(num(node_details(&rep, 0), "before_phase_general_pages"), 0);
 	cJSON_Delete(rep.details);
 	pn_pgacct_free(a);
 }
