@@ -8,6 +8,8 @@
 #   make DEVELOPER=1     warnings are errors
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
 #   make bench           collector cost benchmark (not a test: prints figures)
+#   make perf-check      the perf collector's tests only (they link only its modules)
+#   make perf-bench      the perf collector against perf record (PERFBENCH_ARGS="-r 5 -s 3")
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
 #   make lint-patches    checkpatch the kernel series
