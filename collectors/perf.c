@@ -89,7 +89,8 @@ struct perfcoll {
 	pthread_mutex_t lock;
 	uint64_t *lost_rec; /* per ring: PERF_RECORD_LOST totals */
 	uint64_t lost_samples, malformed, unknown_tp, events;
-	uint64_t lost_begin; /* lost (both sources' max) at phase begin */
+	uint64_t lost_begin;	   /* lost in all at phase begin */
+	uint64_t *lost_begin_ring; /* and per ring */
 	int64_t used_begin[PN_MAX_NODES];
 	struct cJSON *params_obj; /* defaults when the runner gave none */
 	bool use_filter;
@@ -252,49 +253,80 @@ static void *reader(void *arg)
 
 /* ---- lost data ---- */
 
-/* Lost samples so far: the larger of the two sources (PERF_RECORD_LOST is
- * written only once a later record fits; PERF_FORMAT_LOST is immediate). */
-static uint64_t lost_total(struct perfcoll *p, cJSON *details)
+/*
+ * Lost samples so far, per ring (CPU) in ring_lost[] if given, and in all:
+ * per CPU the larger of the two sources (PERF_RECORD_LOST is written only
+ * once a later record fits; PERF_FORMAT_LOST, per event, is immediate).
+ * details gets both sources, per CPU and per event.
+ */
+static uint64_t lost_total(struct perfcoll *p, uint64_t *ring_lost, cJSON *details)
 {
-	uint64_t rec = p->lost_samples, fmt = 0;
 	cJSON *pc = details ? cJSON_CreateArray() : NULL,
 	      *pe = details ? cJSON_CreateObject() : NULL;
+	uint64_t total = p->lost_samples;
 
+	for (size_t i = 0; pe && i < PN_TP_N; i++)
+		if (p->dec.td[i].present)
+			cJSON_AddArrayToObject(pe, pn_pgdec_names[i]);
 	for (size_t r = 0; r < p->nrings; r++) {
-		rec += p->lost_rec[r];
+		uint64_t fmt = 0;
+
+		for (size_t ev = 0, i = 0; i < PN_TP_N; i++) {
+			uint64_t count, lost = 0, id;
+
+			if (!p->dec.td[i].present)
+				continue;
+			if (!pn_perfring_counts(p->ring, ev++, r, &count, &lost, &id))
+				fmt += lost;
+			if (pe)
+				cJSON_AddItemToArray(cJSON_GetObjectItem(pe, pn_pgdec_names[i]),
+						     cJSON_CreateNumber((double)lost));
+		}
 		if (pc) {
 			cJSON *o = cJSON_CreateObject();
 
 			cJSON_AddNumberToObject(o, "cpu", pn_perfring_ring_cpu(p->ring, r));
 			cJSON_AddNumberToObject(o, "lost_records", (double)p->lost_rec[r]);
+			cJSON_AddNumberToObject(o, "format_lost", (double)fmt);
 			cJSON_AddItemToArray(pc, o);
 		}
-	}
-	for (size_t ev = 0, i = 0; i < PN_TP_N; i++) {
-		cJSON *arr;
-
-		if (!p->dec.td[i].present)
-			continue;
-		arr = pe ? cJSON_AddArrayToObject(pe, pn_pgdec_names[i]) : NULL;
-		for (size_t r = 0; r < p->nrings; r++) {
-			uint64_t count, lost = 0, id;
-
-			if (!pn_perfring_counts(p->ring, ev, r, &count, &lost, &id))
-				fmt += lost;
-			if (arr)
-				cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)lost));
-		}
-		ev++;
+		fmt = fmt > p->lost_rec[r] ? fmt : p->lost_rec[r];
+		if (ring_lost)
+			ring_lost[r] = fmt;
+		total += fmt;
 	}
 	if (details) {
 		cJSON *o = cJSON_AddObjectToObject(details, "lost");
 
-		cJSON_AddNumberToObject(o, "records_total", (double)rec);
-		cJSON_AddNumberToObject(o, "format_lost_total", (double)fmt);
+		cJSON_AddNumberToObject(o, "lost_samples_records", (double)p->lost_samples);
 		cJSON_AddItemToObject(o, "per_cpu", pc);
 		cJSON_AddItemToObject(o, "per_event_per_cpu", pe);
 	}
-	return rec > fmt ? rec : fmt;
+	return total;
+}
+
+/* Why the events cannot clear the nodes: "57 events lost on CPU 1". */
+static void inconclusive_reasons(struct perfcoll *p, const uint64_t *ring_lost,
+				 struct pn_event_report *rep)
+{
+	cJSON *arr = cJSON_AddArrayToObject(rep->details, "inconclusive_reasons");
+	const cJSON *unknown = cJSON_GetObjectItem(rep->details, "unknown_node_pages");
+	char why[128];
+
+	for (size_t r = 0; r < p->nrings; r++) {
+		uint64_t d = ring_lost[r] - p->lost_begin_ring[r];
+
+		if (!d)
+			continue;
+		snprintf(why, sizeof(why), "%llu events lost on CPU %d", (unsigned long long)d,
+			 pn_perfring_ring_cpu(p->ring, r));
+		cJSON_AddItemToArray(arr, cJSON_CreateString(why));
+	}
+	if (cJSON_GetNumberValue(unknown) > 0) {
+		snprintf(why, sizeof(why), "%.0f pages in no known memory block",
+			 cJSON_GetNumberValue(unknown));
+		cJSON_AddItemToArray(arr, cJSON_CreateString(why));
+	}
 }
 
 /* ---- counters beside the events ---- */
@@ -394,6 +426,7 @@ static int open_rings(struct pn_coll *c, struct perfcoll *p)
 				n, strerror(-ret), rc.ring_pages);
 	p->nrings = pn_perfring_nrings(p->ring);
 	p->lost_rec = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_rec));
+	p->lost_begin_ring = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_begin_ring));
 	pn_perford_init(&p->ord, p->nrings, sizeof(struct pn_pgev));
 	p->use_filter = !strcmp(pn_param_str(&c->params, "filter"), "auto");
 	if (p->use_filter &&
@@ -468,7 +501,7 @@ static int perf_phase_begin(struct pn_coll *c, const struct pn_phase_ctx *ctx)
 	pthread_mutex_lock(&p->lock);
 	drain(p); /* what came before belongs to no phase */
 	pn_pgacct_phase_begin(p->acct, ctx);
-	p->lost_begin = lost_total(p, NULL);
+	p->lost_begin = lost_total(p, p->lost_begin_ring, NULL);
 	used_snapshot(p, p->used_begin);
 	pthread_mutex_unlock(&p->lock);
 	return 0;
@@ -479,13 +512,13 @@ static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
 {
 	struct perfcoll *p = c->priv;
 	cJSON *lost = cJSON_CreateObject();
-	uint64_t total;
+	uint64_t total, *ring_lost = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*ring_lost));
 	int ret;
 
 	(void)ctx;
 	pthread_mutex_lock(&p->lock);
 	drain(p);
-	total = lost_total(p, lost);
+	total = lost_total(p, ring_lost, lost);
 	ret = pn_pgacct_phase_end(p->acct, (int64_t)(total - p->lost_begin), rep);
 	if (!ret) {
 		cJSON *l = cJSON_DetachItemFromObject(lost, "lost");
@@ -497,10 +530,12 @@ static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
 		cJSON_AddNumberToObject(rep->details, "pfnmap_generation", p->map.generation);
 		/* with a filter, per_node totals of untracked nodes are not complete */
 		cJSON_AddStringToObject(rep->details, "kernel_filter", p->filter);
+		inconclusive_reasons(p, ring_lost, rep);
 		reconcile(p, rep);
 	}
 	pthread_mutex_unlock(&p->lock);
 	cJSON_Delete(lost);
+	free(ring_lost);
 	return ret;
 }
 
@@ -512,7 +547,7 @@ static int perf_sample(struct pn_coll *c, int64_t *row)
 	pthread_mutex_lock(&p->lock);
 	pn_pgacct_totals(p->acct, &t);
 	row[0] = t.events;
-	row[1] = (int64_t)lost_total(p, NULL);
+	row[1] = (int64_t)lost_total(p, NULL, NULL);
 	row[2] = t.alloc_pages;
 	row[3] = t.free_pages;
 	row[4] = t.unknown_node_pages;
@@ -539,6 +574,7 @@ static void perf_close(struct pn_coll *c)
 	pn_pgdec_free(&p->dec);
 	pn_pfnnode_free(&p->map);
 	free(p->lost_rec);
+	free(p->lost_begin_ring);
 	if (p->params_obj) {
 		cJSON_Delete(p->params_obj);
 		c->params.obj = NULL;

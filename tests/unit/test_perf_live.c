@@ -30,7 +30,7 @@
 
 extern const struct pn_collector pn_collector_perf;
 
-#define NPAGES 4096
+#define NPAGES 16384
 
 struct child {
 	pid_t pid;
@@ -222,6 +222,52 @@ static void test_child_pages(void **state)
 	assert_null(L->c.priv);
 }
 
+/* A ring far too small, woken only by the reader's poll timeout: samples
+ * are lost, the node is inconclusive and the details say where. */
+static void test_lost(void **state)
+{
+	struct live *L = *state;
+	cJSON *in = cJSON_Parse("{\"nodes\": \"0\", \"ring_pages\": 8, \"wakeup\": \"1M\"}");
+	struct pn_coll c = { .ops = &pn_collector_perf };
+	struct pn_event_report rep = { 0 };
+	struct pn_phase_ctx ctx = { "lost", 0, NULL, 0, NULL };
+	cJSON *params = NULL, *why;
+	struct child ch;
+	const char *s;
+
+	if (!L) {
+		cJSON_Delete(in);
+		skip();
+		return;
+	}
+	assert_int_equal(pn_params_resolve(pn_collector_perf.opts, in, "test", "$", &params), 0);
+	c.params.opts = pn_collector_perf.opts;
+	c.params.obj = params;
+	c.env = &L->env;
+	pn_series_init(&c.series, "perf");
+	assert_int_equal(c.ops->open(&c), 0);
+	assert_int_equal(c.ops->start(&c), 0);
+	spawn(&ch);
+	assert_int_equal(c.ops->phase_begin(&c, &ctx), 0);
+	step(&ch);
+	finish(&ch);
+	assert_int_equal(c.ops->phase_end(&c, &ctx, &rep), 0);
+	print_message("lost %lld of %lld events\n", (long long)rep.lost_events,
+		      (long long)rep.events);
+	assert_true(rep.lost_events > 0);
+	assert_true(rep.nodes[0].inconclusive);
+	assert_int_equal(rep.nodes[0].lost_events, rep.lost_events);
+	why = cJSON_GetArrayItem(cJSON_GetObjectItem(rep.details, "inconclusive_reasons"), 0);
+	s = cJSON_GetStringValue(why);
+	assert_non_null(s);
+	assert_non_null(strstr(s, "events lost on CPU"));
+	cJSON_Delete(rep.details);
+	c.ops->close(&c);
+	pn_series_free(&c.series);
+	cJSON_Delete(params);
+	cJSON_Delete(in);
+}
+
 static void test_proc_events(void **state)
 {
 	struct pn_perf_proc *pp;
@@ -265,6 +311,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_child_pages),
+		cmocka_unit_test(test_lost),
 		cmocka_unit_test(test_proc_events),
 	};
 
