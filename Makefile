@@ -8,6 +8,8 @@
 #   make DEVELOPER=1     warnings are errors
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
 #   make bench           collector cost benchmark (not a test: prints figures)
+#   make perf-check      the perf collector's tests only (they link only its modules)
+#   make perf-bench      the perf collector against perf record (PERFBENCH_ARGS="-r 5 -s 3")
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
 #   make lint-patches    checkpatch the kernel series
@@ -33,6 +35,26 @@ CFLAGS ?= -O2 -g
 PN_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Icore -I$(O)/gen \
 	-DPN_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags hwloc libcjson 2>/dev/null)
 PN_LIBS := $(shell $(PKG_CONFIG) --libs hwloc libcjson 2>/dev/null || echo -lhwloc -lcjson) -lnuma -lcrypto -lpthread -lm
+
+# libperf (built by `make deps` from the linux-source-6.12 tree) and
+# libtraceevent for the perf collector.  Without them everything else still
+# builds and the collector lists itself as unavailable with the reason.
+# NO_LIBPERF=1 builds without them even where they exist.
+PNBENCH_CACHE ?= /var/cache/pnbench
+LIBPERF_DIR ?= $(PNBENCH_CACHE)/libperf
+ifneq ($(NO_LIBPERF),1)
+HAVE_TRACEEVENT := $(shell $(PKG_CONFIG) --exists libtraceevent 2>/dev/null && echo 1)
+HAVE_LIBPERF := $(if $(wildcard $(LIBPERF_DIR)/lib64/libperf.a $(LIBPERF_DIR)/include/perf/core.h),1)
+endif
+ifeq ($(HAVE_TRACEEVENT),1)
+PERF_CFLAGS := -DPN_HAVE_TRACEEVENT $(shell $(PKG_CONFIG) --cflags libtraceevent)
+PN_LIBS += $(shell $(PKG_CONFIG) --libs libtraceevent)
+ifeq ($(HAVE_LIBPERF),1)
+PERF_CFLAGS += -DPN_HAVE_LIBPERF -I$(LIBPERF_DIR)/include
+PN_LIBS := $(LIBPERF_DIR)/lib64/libperf.a $(LIBPERF_DIR)/lib64/libapi.a $(PN_LIBS)
+endif
+endif
+PN_CFLAGS += $(PERF_CFLAGS)
 
 ifeq ($(DEVELOPER),1)
 PN_CFLAGS += -Werror
@@ -79,6 +101,36 @@ $(LIB): $(LIB_OBJ)
 $(O)/pnbench: $(O)/core/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PN_LIBS)
 
+# Without libperf and libtraceevent the perf collector builds as a stub that
+# says why it is unavailable; its tests, benchmark and fuzz target need them.
+ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
+UNIT_BIN := $(filter-out $(O)/tests/test_perf%,$(UNIT_BIN))
+TOOL_BIN := $(filter-out $(O)/tests/perf%,$(TOOL_BIN))
+BENCH_BIN := $(filter-out $(O)/bench/perf%,$(BENCH_BIN))
+endif
+
+# The perf collector's tests, tools and benchmark link the core library
+# (with libperf/libtraceevent in PN_LIBS).
+PERF_UNIT_BIN := $(filter $(O)/tests/test_perf%,$(UNIT_BIN))
+PERF_OBJ := $(LIB)
+$(PERF_UNIT_BIN): $(O)/tests/%: tests/unit/%.c $(PERF_OBJ) tests/unit/perftest.h
+	@mkdir -p $(@D)
+	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PERF_OBJ) $(PN_LIBS) -lcmocka
+PERF_BENCH_BIN := $(filter $(O)/bench/perf%,$(BENCH_BIN))
+$(PERF_BENCH_BIN): $(O)/bench/%: tests/bench/%.c $(PERF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PERF_OBJ) $(PN_LIBS)
+PERF_TOOL_BIN := $(filter $(O)/tests/perf%,$(TOOL_BIN))
+$(PERF_TOOL_BIN): $(O)/tests/%: tests/tools/%.c $(PERF_OBJ)
+	@mkdir -p $(@D)
+	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(PERF_OBJ) $(PN_LIBS)
+perf-tests: $(PERF_UNIT_BIN) $(PERF_BENCH_BIN) $(PERF_TOOL_BIN)
+# The perf collector against perf record (prints figures; needs root, linux-perf).
+perf-bench: $(PERF_BENCH_BIN)
+	$(O)/bench/perfbench $(PERFBENCH_ARGS)
+perf-check: perf-tests
+	tests/run.sh $(O) test_perf
+
 $(O)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(PN_LIBS) -lcmocka
@@ -109,13 +161,24 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_O := $(O)/fuzz
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
 FUZZ_SECONDS ?= 20
-FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icore -g -O1 -fsanitize=fuzzer,address,undefined \
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icore -g -O1 -fsanitize=fuzzer,address,undefined $(PERF_CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags hwloc libcjson 2>/dev/null)
 FUZZ_LIB_SRC := $(LIB_SRC)
 
 $(FUZZ_O)/%: tests/fuzz/%.c $(FUZZ_LIB_SRC) $(O)/gen/registry.c
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -I$(O)/gen -DPN_VERSION='"$(VERSION)"' -o $@ $< $(FUZZ_LIB_SRC) $(O)/gen/registry.c $(PN_LIBS)
+
+# The perf parsers' target links only what it uses (static pattern rule).
+ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
+FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
+endif
+PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
+PERF_FUZZ_SRC := core/tpfmt.c core/perfring.c core/pageacct.c core/pagereport.c core/pgdecode.c \
+	core/util.c
+$(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) -o $@ $< $(PERF_FUZZ_SRC) $(PN_LIBS)
 
 fuzz-build: $(FUZZ_BIN)
 fuzz: fuzz-build
@@ -144,4 +207,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: all check run bench fuzz fuzz-build lint deps kernels lint-patches install clean
+.PHONY: perf-tests perf-check perf-bench all check run bench fuzz fuzz-build lint deps kernels lint-patches install clean

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what pnbench needs.  As root: apt-get installs the Debian packages;
-# otherwise the exact command is printed.  Then libperf is built from the
+# otherwise the exact command is printed (linux-perf is for the perf
+# collector's side-by-side benchmark, make perf-bench).  Then libperf is built from the
 # linux-source-6.12 tree (Debian does not package it) into the cache:
 #   ${PNBENCH_CACHE:-/var/cache/pnbench}/libperf/{include,lib64}
 set -euo pipefail
@@ -11,7 +12,7 @@ PKGS=(
 	libcmocka-dev python3-jsonschema python3-matplotlib python3-numpy python3-scipy pyflakes3
 	chromium fonts-dejavu-core
 	clang libclang-rt-14-dev clang-tidy clang-format cppcheck shellcheck
-	linux-source-6.12 linux-libc-dev libtraceevent-dev
+	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf
 	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils
 	flex bison libelf-dev bc
 )

@@ -10,6 +10,15 @@ mapfile -t C < <(git ls-files '*.c' '*.h' | grep -v '^kernel-series/' || true)
 mapfile -t SH < <({ git ls-files '*.sh'; echo .ci/run; } | sort -u)
 mapfile -t PY < <(git ls-files '*.py')
 CFLAGS=(-std=gnu11 -D_GNU_SOURCE -Icore -I"$O/gen" -DPN_VERSION='"lint"')
+# The perf collector's code paths that need libperf/libtraceevent are checked
+# where those are installed (make deps), as the build compiles them.
+LIBPERF_DIR=${LIBPERF_DIR:-${PNBENCH_CACHE:-/var/cache/pnbench}/libperf}
+if pkg-config --exists libtraceevent 2>/dev/null; then
+	CFLAGS+=(-DPN_HAVE_TRACEEVENT)
+	if [ -f "$LIBPERF_DIR/include/perf/core.h" ]; then
+		CFLAGS+=(-DPN_HAVE_LIBPERF -I"$LIBPERF_DIR/include")
+	fi
+fi
 
 step() { echo "lint: $*" >&2; }
 skip() { echo "lint: SKIP $1: not installed (apt-get install $2)" >&2; }
