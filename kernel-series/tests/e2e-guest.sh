@@ -1,6 +1,7 @@
 #!/bin/sh
 # In-guest half of kernel-series/tests/e2e.sh (busybox sh).
-# Reads MODE (private|isolate|stock) from /guest/e2e.env and prints
+# Reads MODE (private|isolate|stock) and ONLINE (movable|kernel: the zone the
+# device memory was onlined to) from /guest/e2e.env and prints
 #   E2E ok <description>
 #   E2E not ok <description> # <why>
 #   E2E skip <description> # <reason>
@@ -9,6 +10,7 @@
 # Helpers are also called through eval (check), which shellcheck cannot see.
 # shellcheck disable=SC2317
 MODE=private
+ONLINE=movable
 # shellcheck disable=SC1091
 [ -f /guest/e2e.env ] && . /guest/e2e.env
 T=/usr/local/bin/pn-e2e-test
@@ -34,6 +36,10 @@ in_list() { # in_list <n> <nodelist like 1-2,4>
 		[ "$1" -ge "$a" ] && [ "$1" -le "$b" ] && echo yes
 	done | grep -q yes
 }
+zones() { # zones <node>: zones with present pages, e.g. "Normal"
+	awk -v n="$1" '$1 == "Node" { z = ($2 == n",") ? $4 : "" }
+		z != "" && $1 == "present" && $2 > 0 { printf "%s%s", s, z; s = "," }' /proc/zoneinfo
+}
 field() { # field <key> <line>
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1
 }
@@ -46,7 +52,7 @@ for n in "$NODE"/node[0-9]*; do
 	[ $has_cpu = yes ] || devnodes="$devnodes $i"
 done
 devnodes=${devnodes# }
-info "mode=$MODE device_nodes=$devnodes kernel=$(uname -r)"
+info "mode=$MODE online=$ONLINE device_nodes=$devnodes kernel=$(uname -r)"
 [ -n "$devnodes" ] || { nok "device nodes present # no CPU-less node"; exit 1; }
 P=${devnodes%% *}
 Q=${devnodes##* }
@@ -60,6 +66,10 @@ for n in $devnodes; do
 	tot=$(nmem "$n" MemTotal)
 	info "node$n MemTotal=${tot}kB"
 	check "[ ${tot:-0} -gt 0 ]" "node$n: device memory hot-plugged through dax/kmem" "MemTotal=${tot:-?}"
+	want=Movable
+	[ "$ONLINE" = kernel ] && want=Normal
+	z=$(zones "$n")
+	check "[ '$z' = $want ]" "node$n: device memory onlined to ZONE_$(echo $want | tr a-z A-Z) (online_$ONLINE)" "zones with pages: '$z'"
 done
 if [ "$MODE" != stock ]; then
 	for n in $devnodes; do
@@ -97,6 +107,67 @@ if [ "$MODE" = private ]; then
 elif [ "$MODE" = isolate ]; then
 	r=$($T mbind "$P" bind 1024)
 	info "isolate: $r"
+fi
+
+# --- "all nodes" masks (numactl --interleave=all) ------------------------------
+# Bits of private nodes that did not opt in are ignored like those of offline
+# nodes; only a mask naming nothing else fails (EINVAL, checked above).
+hex() { printf '%x' "$1"; }
+r=$($T setpol all interleave 256)
+info "$r"
+check "[ '$(field ok "$r")' = 1 ]" "set_mempolicy(MPOL_INTERLEAVE, all 1024 bits) accepted" "$r"
+if [ "$MODE" = private ]; then
+	check "[ '$(field "node$Q" "$r")' = '' ]" "interleave over all nodes puts nothing on non-opted-in node$Q" "$r"
+	r=$($T mbind-mask "$(hex $((1 | (1 << Q))))" bind 256)
+	info "$r"
+	check "[ '$(field ok "$r")' = 1 ] && [ '$(field node0 "$r")' = 256 ]" "mbind(MPOL_BIND, {0,$Q}) with node$Q not opted in: accepted, 256/256 pages on node0" "$r"
+fi
+
+# --- move_pages() / migrate_pages() to a device node -----------------------------
+# (private mode: node P opted in to mempolicy above)
+r=$($T move "$P" 512)
+info "$r"
+check "[ '$(field rc "$r")' = 0 ] && [ '$(field on_node "$r")' = 512 ]" "move_pages() of 512 DRAM pages to node$P: all moved" "$r"
+r=$($T migrate 1 "$(hex $((1 << P)))" 512)
+info "$r"
+check "[ '$(field rc "$r")' = 0 ] && [ '$(field "node$P" "$r")' = 512 ]" "migrate_pages(node0 -> node$P) of 512 pages: all moved" "$r"
+if [ "$MODE" = private ]; then
+	r=$($T move "$Q" 64)
+	info "$r"
+	check "[ '$(field errno "$r")' = 19 ] && [ '$(field on_node "$r")' = 0 ]" "move_pages() to non-opted-in private node$Q -> ENODEV" "$r"
+fi
+
+# --- per-node reports: numa_maps and memory.numa_stat ------------------------------
+CG=/sys/fs/cgroup
+if [ -f $CG/cgroup.subtree_control ] && echo +memory >$CG/cgroup.subtree_control 2>/dev/null &&
+	mkdir -p $CG/pn-e2e && [ -f $CG/pn-e2e/memory.numa_stat ]; then
+	r=$($T report "$P" 8192 $CG/pn-e2e)
+	info "$r"
+	check "[ '$(field numa_maps_pages "$r")' = 8192 ]" "numa_maps shows N$P=8192 for 8192 pages bound to node$P" "$r"
+	check "[ '$(field numa_stat_anon_bytes "$r")' = $((8192 * 4096)) ]" "memory.numa_stat anon N$P = $((8192 * 4096)) bytes" "$r"
+	rmdir $CG/pn-e2e 2>/dev/null
+else
+	skip "numa_maps / memory.numa_stat per-node report # no cgroup v2 memory controller"
+	r=$($T report "$P" 8192)
+	check "[ '$(field numa_maps_pages "$r")' = 8192 ]" "numa_maps shows N$P=8192 for 8192 pages bound to node$P" "$r"
+fi
+
+# --- one request across several device nodes: MPOL_BIND / PREFERRED_MANY {P,Q} --------
+if [ "$P" != "$Q" ]; then
+	if [ "$MODE" = private ]; then
+		echo 1 >"$DBG/node$Q/mempolicy" 2>/dev/null
+	fi
+	pq=$(hex $(((1 << P) | (1 << Q))))
+	for mode in bind preferred_many; do
+		n=$(($(nmem "$P" MemFree) / 4 + 16384))
+		r=$($T mbind-mask "$pq" "$mode" "$n")
+		rc=$?
+		info "$r"
+		onp=$(field "node$P" "$r")
+		onq=$(field "node$Q" "$r")
+		check "[ $rc = 0 ] && [ $((${onp:-0} + ${onq:-0})) = $n ] && [ ${onq:-0} -gt 0 ]" "$mode {$P,$Q} for $n pages (node$P free + 64 MiB): all $n on node$P (${onp:-0}) and node$Q (${onq:-0})" "rc=$rc $r"
+	done
+	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer with node$Q free" "oom-killer ran"
 fi
 
 # --- for_each_node-style spreading: hugetlb nr_hugepages ---------------------
