@@ -69,7 +69,7 @@ for n in $devnodes; do
 	want=Movable
 	[ "$ONLINE" = kernel ] && want=Normal
 	z=$(zones "$n")
-	check "[ '$z' = $want ]" "node$n: device memory onlined to ZONE_$(echo $want | tr a-z A-Z) (online_$ONLINE)" "zones with pages: '$z'"
+	check "[ '$z' = $want ]" "node$n: device memory onlined to ZONE_$(echo "$want" | tr "[:lower:]" "[:upper:]") (online_$ONLINE)" "zones with pages: '$z'"
 done
 if [ "$MODE" != stock ]; then
 	for n in $devnodes; do
