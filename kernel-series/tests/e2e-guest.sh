@@ -152,6 +152,29 @@ else
 	check "[ '$(field numa_maps_pages "$r")' = 8192 ]" "numa_maps shows N$P=8192 for 8192 pages bound to node$P" "$r"
 fi
 
+# --- demotion: reclaim of DRAM pages with demotion enabled and no swap ------------
+# Stock kernels demote into dax/kmem nodes (a lower memory tier); isolate mode
+# must do the same (it only drops the nodes from the fallback lists); private
+# nodes receive nothing without the demotion opt-in.
+DEM=/sys/kernel/mm/numa/demotion_enabled
+if [ -w $DEM ] && [ -d $CG ] && mkdir -p $CG/pn-demote && [ -f $CG/pn-demote/memory.reclaim ]; then
+	echo 1 >$DEM
+	d0=$(vm pgdemote_direct)
+	r=$($T demote $CG/pn-demote 4096)
+	d1=$(vm pgdemote_direct)
+	echo 0 >$DEM
+	rmdir $CG/pn-demote 2>/dev/null
+	info "$r; pgdemote_direct ${d0:-absent} -> ${d1:-absent}"
+	dem=$(field demoted "$r")
+	if [ "$MODE" = private ]; then
+		check "[ '${dem:-x}' = 0 ]" "memory.reclaim with demotion enabled: nothing demoted into private nodes without opt-in" "$r"
+	else
+		check "[ ${dem:-0} -gt 0 ]" "memory.reclaim with demotion enabled demotes DRAM pages into the device nodes ($MODE, like stock): ${dem:-0} of 4096" "$r"
+	fi
+else
+	skip "demotion into device nodes # no $DEM or no cgroup v2 memory.reclaim"
+fi
+
 # --- one request across several device nodes: MPOL_BIND / PREFERRED_MANY {P,Q} --------
 if [ "$P" != "$Q" ]; then
 	if [ "$MODE" = private ]; then

@@ -40,6 +40,10 @@
  *       join cgroup_dir (if given), mbind(MPOL_BIND, node), touch <pages>;
  *       prints the node's entry in the mapping's /proc/self/numa_maps line
  *       and the cgroup's memory.numa_stat "anon" entry for the node.
+ *   demote <cgroup_dir> <pages>
+ *       join cgroup_dir, touch <pages> under the default policy (DRAM), ask
+ *       for their reclaim through memory.reclaim; with demotion enabled and
+ *       no swap, reclaim can only demote. Prints where the pages are then.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -77,6 +81,8 @@ struct private_node_test_stats {
 	uint64_t faults, private_pages, fallback_pages, failed;
 };
 #define PNT_IOC_GET_STATS _IOR('P', 0x02, struct private_node_test_stats)
+
+static void join_cgroup(const char *dir);
 
 static long sys_mbind(void *addr, unsigned long len, int mode,
 		      const unsigned long *mask, unsigned long maxnode)
@@ -533,14 +539,8 @@ static int cmd_report(int argc, char **argv)
 		return 2;
 	node = atoi(argv[2]);
 	bytes = strtoul(argv[3], NULL, 0) * PAGE;
-	if (argc == 5) {
-		FILE *f;
-
-		snprintf(path, sizeof(path), "%s/cgroup.procs", argv[4]);
-		f = fopen(path, "w");
-		if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
-			die(path);
-	}
+	if (argc == 5)
+		join_cgroup(argv[4]);
 	mask = 1UL << node;
 	p = map_anon(bytes);
 	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
@@ -557,6 +557,48 @@ static int cmd_report(int argc, char **argv)
 	}
 	printf("R report node=%d ok=1 pages=%zu numa_maps_pages=%ld numa_stat_anon_bytes=%ld\n",
 	       node, bytes / PAGE, mapped, anon);
+	return 0;
+}
+
+static void join_cgroup(const char *dir)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+		die(path);
+}
+
+static int cmd_demote(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	char path[512], req[32];
+	size_t bytes;
+	int fd, err = 0;
+	long on_dram0;
+	char *p;
+
+	if (argc != 4)
+		return 2;
+	join_cgroup(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) * PAGE;
+	p = map_anon(bytes);
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	on_dram0 = counts[0];
+	snprintf(path, sizeof(path), "%s/memory.reclaim", argv[2]);
+	snprintf(req, sizeof(req), "%zu", bytes);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, req, strlen(req)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	placement(p, bytes, counts);
+	printf("R demote pages=%zu node0_before=%ld node0_after=%ld demoted=%ld reclaim_errno=%d\n",
+	       bytes / PAGE, on_dram0, counts[0], on_dram0 - counts[0], err);
+	print_placement("demote", counts);
 	return 0;
 }
 
@@ -651,6 +693,8 @@ int main(int argc, char **argv)
 		rc = cmd_migrate(argc, argv);
 	else if (!strcmp(argv[1], "report"))
 		rc = cmd_report(argc, argv);
+	else if (!strcmp(argv[1], "demote"))
+		rc = cmd_demote(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -663,6 +707,7 @@ usage:
 		"       pn-e2e-test setpol <nodemask_hex|all> <interleave|bind|preferred> <pages>\n"
 		"       pn-e2e-test move <node> <pages>\n"
 		"       pn-e2e-test migrate <from_hex> <to_hex> <pages>\n"
-		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n");
+		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
+		"       pn-e2e-test demote <cgroup_dir> <pages>\n");
 	return 2;
 }
