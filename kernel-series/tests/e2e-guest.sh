@@ -15,7 +15,7 @@ ONLINE=movable
 [ -f /guest/e2e.env ] && . /guest/e2e.env
 T=/usr/local/bin/pn-e2e-test
 NODE=/sys/devices/system/node
-DBG=/sys/kernel/debug/private_node
+opt() { echo "$NODE/node$1/private/$2"; } # per-node opt-in file (sysfs)
 
 ok() { echo "E2E ok $*"; }
 nok() { echo "E2E not ok $*"; }
@@ -80,9 +80,10 @@ if [ "$MODE" != stock ]; then
 			check "in_list $n '$has_mem'" "node$n in has_memory (isolate mode)" "has_memory='$has_mem'"
 		fi
 	done
-	m=$(cat $DBG/mode 2>/dev/null)
-	check "[ '$m' = '$MODE' ]" "debugfs private_node/mode reads $MODE" "read '$m'"
-	check "[ -f $DBG/node$P/mempolicy ]" "debugfs opt-in knobs exist for node$P" "missing $DBG/node$P/mempolicy"
+	m=$(cat $NODE/private_node_mode 2>/dev/null)
+	check "[ '$m' = '$MODE' ]" "sysfs node/private_node_mode reads $MODE" "read '$m'"
+	check "[ -f $(opt "$P" mempolicy) ]" "sysfs opt-in knobs exist for node$P" "missing $(opt "$P" mempolicy)"
+	check "[ -f $(opt 0 mempolicy) ] && ! echo 1 2>/dev/null >$(opt 0 mempolicy)" "node0/private/mempolicy exists and refuses writes (node0 is not private)" "$(ls "$NODE/node0/private" 2>&1 | tr '\n' ' ')"
 fi
 
 # --- explicit mbind --------------------------------------------------------
@@ -92,8 +93,8 @@ if [ "$MODE" = private ]; then
 	*"errno=22"*) ok "mbind on non-opted-in private node$Q -> EINVAL" ;;
 	*) nok "mbind on non-opted-in private node$Q -> EINVAL # got: $r" ;;
 	esac
-	echo 1 >"$DBG/node$P/mempolicy" 2>/dev/null
-	check "[ \"\$(cat $DBG/node$P/mempolicy)\" = 1 ]" "node$P mempolicy opt-in via debugfs" "reads $(cat "$DBG/node$P/mempolicy" 2>/dev/null)"
+	echo 1 >"$(opt "$P" mempolicy)" 2>/dev/null
+	check "[ \"\$(cat $(opt "$P" mempolicy))\" = 1 ]" "node$P mempolicy opt-in via sysfs" "reads $(cat "$(opt "$P" mempolicy)" 2>/dev/null)"
 	a0=$(vm pgalloc_private)
 	r=$($T mbind "$P" bind 1024)
 	a1=$(vm pgalloc_private)
@@ -178,7 +179,7 @@ fi
 # --- one request across several device nodes: MPOL_BIND / PREFERRED_MANY {P,Q} --------
 if [ "$P" != "$Q" ]; then
 	if [ "$MODE" = private ]; then
-		echo 1 >"$DBG/node$Q/mempolicy" 2>/dev/null
+		echo 1 >"$(opt "$Q" mempolicy)" 2>/dev/null
 	fi
 	pq=$(hex $(((1 << P) | (1 << Q))))
 	for mode in bind preferred_many; do
