@@ -8,7 +8,12 @@
 PN=/usr/local/bin/pnbench
 if [ "$MODE" = private ]; then
 	ROLE=""
-	for n in 1 2; do echo 1 > "/sys/kernel/debug/private_node/node$n/mempolicy"; done
+	# opt-in: sysfs node attribute (series v2), debugfs on series v1 kernels
+	for n in 1 2; do
+		f=/sys/devices/system/node/node$n/private/mempolicy
+		[ -e "$f" ] || f=/sys/kernel/debug/private_node/node$n/mempolicy
+		echo 1 > "$f"
+	done
 else
 	ROLE="--private 1,2"
 fi
