@@ -83,7 +83,7 @@ if [ "$MODE" != stock ]; then
 	m=$(cat $NODE/private_node_mode 2>/dev/null)
 	check "[ '$m' = '$MODE' ]" "sysfs node/private_node_mode reads $MODE" "read '$m'"
 	check "[ -f $(opt "$P" mempolicy) ]" "sysfs opt-in knobs exist for node$P" "missing $(opt "$P" mempolicy)"
-	check "[ -f $(opt 0 mempolicy) ] && ! echo 1 2>/dev/null >$(opt 0 mempolicy)" "node0/private/mempolicy exists and refuses writes (node0 is not private)" "$(ls "$NODE/node0/private" 2>&1 | tr '\n' ' ')"
+	check "[ -f $(opt 0 mempolicy) ] && ! echo 1 2>/dev/null >$(opt 0 mempolicy)" "node0/private/mempolicy exists and refuses writes (node0 is not private)" "files: $(echo "$NODE"/node0/private/*)"
 fi
 
 # --- explicit mbind --------------------------------------------------------
@@ -152,6 +152,15 @@ else
 	r=$($T report "$P" 8192)
 	check "[ '$(field numa_maps_pages "$r")' = 8192 ]" "numa_maps shows N$P=8192 for 8192 pages bound to node$P" "$r"
 fi
+
+# --- mlock()/munlock() of pages bound to a device node -----------------------------
+# Faulting under VM_LOCKED mlocks the pages; munlock() must clear that again
+# (a private node without the reclaim opt-in is left out of mlock() itself).
+r=$($T mlock "$P" 2048)
+info "$r"
+mb=$(field mlocked_before_kb "$r")
+ma=$(field mlocked_after_kb "$r")
+check "[ -n '$ma' ] && [ ${ma:-1} -le ${mb:-0} ]" "munlock() of 2048 pages on node$P leaves no Mlocked behind (${mb:-?} -> $(field mlocked_locked_kb "$r") -> ${ma:-?} kB)" "$r"
 
 # --- demotion: reclaim of DRAM pages with demotion enabled and no swap ------------
 # Stock kernels demote into dax/kmem nodes (a lower memory tier); isolate mode

@@ -40,6 +40,10 @@
  *       join cgroup_dir (if given), mbind(MPOL_BIND, node), touch <pages>;
  *       prints the node's entry in the mapping's /proc/self/numa_maps line
  *       and the cgroup's memory.numa_stat "anon" entry for the node.
+ *   mlock <node> <pages>
+ *       mbind(MPOL_BIND, node), mlock() (faults the pages in under
+ *       VM_LOCKED), munlock(); prints the node's Mlocked (kB) before, while
+ *       locked and after munlock.
  *   demote <cgroup_dir> <pages>
  *       join cgroup_dir, touch <pages> under the default policy (DRAM), ask
  *       for their reclaim through memory.reclaim; with demotion enabled and
@@ -602,6 +606,38 @@ static int cmd_demote(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_mlock(int argc, char **argv)
+{
+	long before, locked, after;
+	unsigned long mask;
+	size_t bytes;
+	int node;
+	char *p;
+
+	if (argc != 4)
+		return 2;
+	node = atoi(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) * PAGE;
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R mlock node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	before = node_kb(node, "Mlocked");
+	if (mlock(p, bytes))
+		die("mlock");
+	locked = node_kb(node, "Mlocked");
+	if (munlock(p, bytes))
+		die("munlock");
+	after = node_kb(node, "Mlocked");
+	printf("R mlock node=%d ok=1 pages=%zu mlocked_before_kb=%ld mlocked_locked_kb=%ld mlocked_after_kb=%ld\n",
+	       node, bytes / PAGE, before, locked, after);
+	munmap(p, bytes);
+	return 0;
+}
+
 static sigjmp_buf fault_jmp;
 
 static void on_sigbus(int sig)
@@ -695,6 +731,8 @@ int main(int argc, char **argv)
 		rc = cmd_report(argc, argv);
 	else if (!strcmp(argv[1], "demote"))
 		rc = cmd_demote(argc, argv);
+	else if (!strcmp(argv[1], "mlock"))
+		rc = cmd_mlock(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -708,6 +746,7 @@ usage:
 		"       pn-e2e-test move <node> <pages>\n"
 		"       pn-e2e-test migrate <from_hex> <to_hex> <pages>\n"
 		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
-		"       pn-e2e-test demote <cgroup_dir> <pages>\n");
+		"       pn-e2e-test demote <cgroup_dir> <pages>\n"
+		"       pn-e2e-test mlock <node> <pages>\n");
 	return 2;
 }
