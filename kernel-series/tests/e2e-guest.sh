@@ -219,6 +219,18 @@ if [ -w $HP ]; then
 		fi
 	done
 	echo 0 >$HP
+	# MPOL_BIND to a device node for a hugetlb page, with the pool on DRAM:
+	# a private node has no pool, so the fault must fail (SIGBUS), never
+	# silently take a DRAM huge page; stock/isolate get it on the node.
+	echo 4 >$HP
+	r=$($T hugetlb "$P")
+	echo 0 >$HP
+	info "$r"
+	if [ "$MODE" = private ]; then
+		check "[ '$(field sigbus "$r")' = 1 ]" "hugetlb fault under mbind(MPOL_BIND, node$P) fails (SIGBUS) instead of using DRAM" "$r"
+	else
+		info "hugetlb under mbind(MPOL_BIND, node$P): $r"
+	fi
 fi
 
 # --- general allocation storm ------------------------------------------------

@@ -44,6 +44,9 @@
  *       mbind(MPOL_BIND, node), mlock() (faults the pages in under
  *       VM_LOCKED), munlock(); prints the node's Mlocked (kB) before, while
  *       locked and after munlock.
+ *   hugetlb <node>
+ *       mmap one 2 MiB MAP_HUGETLB page, mbind(MPOL_BIND, node), touch it;
+ *       prints sigbus=1 if the fault failed, else the node it came from.
  *   demote <cgroup_dir> <pages>
  *       join cgroup_dir, touch <pages> under the default policy (DRAM), ask
  *       for their reclaim through memory.reclaim; with demotion enabled and
@@ -640,6 +643,48 @@ static int cmd_mlock(int argc, char **argv)
 
 static sigjmp_buf fault_jmp;
 
+static void on_sigbus(int sig);
+
+static int cmd_hugetlb(int argc, char **argv)
+{
+	size_t bytes = 2UL << 20;
+	struct sigaction sa = { 0 };
+	unsigned long mask;
+	int node, status = -1;
+	void *pg;
+	char *p;
+
+	if (argc != 3)
+		return 2;
+	node = atoi(argv[2]);
+	mask = 1UL << node;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("R hugetlb node=%d ok=0 mmap_errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R hugetlb node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+	if (sigsetjmp(fault_jmp, 1)) {
+		printf("R hugetlb node=%d ok=1 sigbus=1 on_node=-1\n", node);
+		return 0;
+	}
+	p[0] = 1;
+	signal(SIGBUS, SIG_DFL);
+	pg = p;
+	if (syscall(SYS_move_pages, 0, 1, &pg, NULL, &status, 0))
+		die("move_pages");
+	printf("R hugetlb node=%d ok=1 sigbus=0 on_node=%d\n", node, status);
+	return 0;
+}
+
 static void on_sigbus(int sig)
 {
 	(void)sig;
@@ -733,6 +778,8 @@ int main(int argc, char **argv)
 		rc = cmd_demote(argc, argv);
 	else if (!strcmp(argv[1], "mlock"))
 		rc = cmd_mlock(argc, argv);
+	else if (!strcmp(argv[1], "hugetlb"))
+		rc = cmd_hugetlb(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -747,6 +794,7 @@ usage:
 		"       pn-e2e-test migrate <from_hex> <to_hex> <pages>\n"
 		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
 		"       pn-e2e-test demote <cgroup_dir> <pages>\n"
-		"       pn-e2e-test mlock <node> <pages>\n");
+		"       pn-e2e-test mlock <node> <pages>\n"
+		"       pn-e2e-test hugetlb <node>\n");
 	return 2;
 }
