@@ -28,8 +28,10 @@
  *       (node<N>=pages) and whether the kernel killed nothing (it exits
  *       normally) even when <pages> exceeds one node of the mask.
  *   setpol <nodemask_hex|all> <interleave|bind|preferred> <pages>
- *       set_mempolicy() with the mask ("all" = every bit of a 1024-node
- *       mask, what "all nodes" programs pass), then touch <pages>.
+ *       set_mempolicy() with the mask ("all" = all 64 bits, maxnode 65:
+ *       every node a 64-node kernel (NODES_SHIFT=6) can have, what "all
+ *       nodes" programs pass; bits beyond MAX_NUMNODES are EINVAL on any
+ *       kernel), then touch <pages>.
  *   move <node> <pages>
  *       touch <pages> under the default policy, move_pages() them to <node>;
  *       prints the syscall result and the placement afterwards.
@@ -413,8 +415,7 @@ static int cmd_mbind_mask(int argc, char **argv)
 
 static int cmd_setpol(int argc, char **argv)
 {
-	static unsigned long mask[1024 / (8 * sizeof(unsigned long))];
-	unsigned long maxnode = MAX_NODES + 1;
+	unsigned long mask, maxnode = MAX_NODES + 1;
 	long counts[MAX_NODES + 1];
 	size_t bytes;
 	int mode;
@@ -422,15 +423,13 @@ static int cmd_setpol(int argc, char **argv)
 
 	if (argc != 5)
 		return 2;
-	if (!strcmp(argv[2], "all")) {
-		memset(mask, 0xff, sizeof(mask));
-		maxnode = 1024;
-	} else {
-		mask[0] = strtoul(argv[2], NULL, 16);
-	}
+	if (!strcmp(argv[2], "all"))
+		mask = ~0UL;
+	else
+		mask = strtoul(argv[2], NULL, 16);
 	mode = parse_mode(argv[3]);
 	bytes = strtoul(argv[4], NULL, 0) * PAGE;
-	if (syscall(SYS_set_mempolicy, mode, mask, maxnode)) {
+	if (syscall(SYS_set_mempolicy, mode, &mask, maxnode)) {
 		printf("R setpol mask=%s mode=%s ok=0 errno=%d (%s)\n", argv[2],
 		       argv[3], errno, strerror(errno));
 		return 3;
