@@ -343,7 +343,13 @@ for n in $devnodes; do
 		total=$((total + 1))
 		echo offline >"$m/state" 2>/dev/null || failed=$((failed + 1))
 	done
-	check "[ $total -gt 0 ] && [ $failed = 0 ]" "offline of node$n's $total private memory blocks" "$failed of $total failed"
+	if [ "$MODE" = isolate ] && [ "$ONLINE" = kernel ]; then
+		# isolate model, ZONE_NORMAL: N_MEMORY iterators may have put
+		# unmovable kernel memory there, so offline can legitimately fail
+		info "isolate/online_kernel: offline of node$n: $failed of $total blocks failed"
+	else
+		check "[ $total -gt 0 ] && [ $failed = 0 ]" "offline of node$n's $total private memory blocks" "$failed of $total failed"
+	fi
 	info "after offline: node$n MemTotal=$(nmem "$n" MemTotal) kB has_private_memory=$(cat $NODE/has_private_memory 2>/dev/null)"
 done
 exit 0
