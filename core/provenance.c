@@ -166,7 +166,11 @@ cJSON *pn_provenance_kernel(void)
 		cJSON_AddNullToObject(series, "id");
 	cJSON_AddBoolToObject(series, "private_nodes_supported",
 			      pn_exists("/sys/devices/system/node/has_private_memory"));
-	add_text_or_null(series, "mode", "/sys/kernel/debug/private_node/mode");
+	/* series v2: a sysfs attribute; v1 kernels had it in debugfs */
+	add_text_or_null(series, "mode",
+			 pn_exists("/sys/devices/system/node/private_node_mode")
+				 ? "/sys/devices/system/node/private_node_mode"
+				 : "/sys/kernel/debug/private_node/mode");
 
 	sc = cJSON_AddObjectToObject(k, "sysctls");
 	for (size_t i = 0; i < PN_ARRAY_SIZE(sysctls); i++)

@@ -11,6 +11,10 @@
 #                          the guest, for page-cache storms; default 512, 0 = none)
 #   --private              add kmem.private_nodes=<device nodes> (patched kernels)
 #   --no-online            do not hot-plug the device memory (same VM shape)
+#   --online movable|kernel  zone the hot-plugged device memory goes to:
+#                          ZONE_MOVABLE (memhp_default_state=online_movable, the
+#                          default) or ZONE_NORMAL (online_kernel), where slab,
+#                          vmalloc, page tables and kernel stacks can land too
 #   --append "ARGS"        extra kernel command line
 #   --script FILE          guest script (runs as /guest/run.sh)
 #   --add BIN              host binary (+ shared libs) into /usr/local/bin; repeatable
@@ -52,7 +56,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$here/../scripts/lib.sh"
 
-kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 private=0 online=1 append=''
+kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 private=0 online=1 online_type=movable append=''
 script='' share='' timeout=600 log='' quiet=0 mk=()
 while (($#)); do
 	case "$1" in
@@ -64,6 +68,7 @@ while (($#)); do
 	--disk) disk=$2; shift 2 ;;
 	--private) private=1; shift ;;
 	--no-online) online=0; shift ;;
+	--online) online_type=$2; shift 2 ;;
 	--append) append="$append $2"; shift 2 ;;
 	--script) script=$2; shift 2 ;;
 	--add) mk+=(--add "$2"); shift 2 ;;
@@ -87,6 +92,10 @@ stock | patched)
 	;;
 esac
 [[ -f "$kernel" ]] || pn_die "kernel image $kernel not found"
+case "$online_type" in
+movable | kernel) ;;
+*) PN_DIE_RC=2 pn_die "--online wants movable or kernel (got '$online_type')" ;;
+esac
 for v in ndev dsize dram disk cpus timeout; do
 	[[ "${!v}" =~ ^[0-9]+$ ]] || PN_DIE_RC=2 pn_die "--${v} wants a number (got '${!v}')"
 done
@@ -100,7 +109,8 @@ d0=$((3584 - ndev * dsize))
 total=$((d0 + ndev * dsize))
 
 numa=(-object "memory-backend-ram,id=m0,size=${d0}M" -numa "node,nodeid=0,cpus=0-$((cpus - 1)),memdev=m0")
-cmd="console=ttyS0,115200 quiet log_buf_len=4M panic=-1 memhp_default_state=online_movable"
+cmd="console=ttyS0,115200 quiet log_buf_len=4M panic=-1"
+cmd+=" memhp_default_state=online_$online_type pnbench.online_type=$online_type"
 ((disk > 0)) && cmd+=" memmap=${disk}M!${dram}M"
 ((dram + disk < 3072)) && cmd+=" memmap=$((3072 - dram - disk))M\$$((dram + disk))M"
 ((d0 > 3072)) && cmd+=" memmap=$((d0 - 3072))M\$4096M"
@@ -128,7 +138,7 @@ if [[ -n "$share" ]]; then
 	extra+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host")
 fi
 
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU, node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB, total ${total} MiB, timeout ${timeout}s"
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU, node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 t0=$(date +%s)
 set +e

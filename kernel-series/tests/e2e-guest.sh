@@ -1,6 +1,7 @@
 #!/bin/sh
 # In-guest half of kernel-series/tests/e2e.sh (busybox sh).
-# Reads MODE (private|isolate|stock) from /guest/e2e.env and prints
+# Reads MODE (private|isolate|stock) and ONLINE (movable|kernel: the zone the
+# device memory was onlined to) from /guest/e2e.env and prints
 #   E2E ok <description>
 #   E2E not ok <description> # <why>
 #   E2E skip <description> # <reason>
@@ -9,11 +10,12 @@
 # Helpers are also called through eval (check), which shellcheck cannot see.
 # shellcheck disable=SC2317
 MODE=private
+ONLINE=movable
 # shellcheck disable=SC1091
 [ -f /guest/e2e.env ] && . /guest/e2e.env
 T=/usr/local/bin/pn-e2e-test
 NODE=/sys/devices/system/node
-DBG=/sys/kernel/debug/private_node
+opt() { echo "$NODE/node$1/private/$2"; } # per-node opt-in file (sysfs)
 
 ok() { echo "E2E ok $*"; }
 nok() { echo "E2E not ok $*"; }
@@ -34,6 +36,10 @@ in_list() { # in_list <n> <nodelist like 1-2,4>
 		[ "$1" -ge "$a" ] && [ "$1" -le "$b" ] && echo yes
 	done | grep -q yes
 }
+zones() { # zones <node>: zones with present pages, e.g. "Normal"
+	awk -v n="$1" '$1 == "Node" { z = ($2 == n",") ? $4 : "" }
+		z != "" && $1 == "present" && $2 > 0 { printf "%s%s", s, z; s = "," }' /proc/zoneinfo
+}
 field() { # field <key> <line>
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1
 }
@@ -46,7 +52,7 @@ for n in "$NODE"/node[0-9]*; do
 	[ $has_cpu = yes ] || devnodes="$devnodes $i"
 done
 devnodes=${devnodes# }
-info "mode=$MODE device_nodes=$devnodes kernel=$(uname -r)"
+info "mode=$MODE online=$ONLINE device_nodes=$devnodes kernel=$(uname -r)"
 [ -n "$devnodes" ] || { nok "device nodes present # no CPU-less node"; exit 1; }
 P=${devnodes%% *}
 Q=${devnodes##* }
@@ -60,6 +66,10 @@ for n in $devnodes; do
 	tot=$(nmem "$n" MemTotal)
 	info "node$n MemTotal=${tot}kB"
 	check "[ ${tot:-0} -gt 0 ]" "node$n: device memory hot-plugged through dax/kmem" "MemTotal=${tot:-?}"
+	want=Movable
+	[ "$ONLINE" = kernel ] && want=Normal
+	z=$(zones "$n")
+	check "[ '$z' = $want ]" "node$n: device memory onlined to ZONE_$(echo "$want" | tr "[:lower:]" "[:upper:]") (online_$ONLINE)" "zones with pages: '$z'"
 done
 if [ "$MODE" != stock ]; then
 	for n in $devnodes; do
@@ -70,9 +80,10 @@ if [ "$MODE" != stock ]; then
 			check "in_list $n '$has_mem'" "node$n in has_memory (isolate mode)" "has_memory='$has_mem'"
 		fi
 	done
-	m=$(cat $DBG/mode 2>/dev/null)
-	check "[ '$m' = '$MODE' ]" "debugfs private_node/mode reads $MODE" "read '$m'"
-	check "[ -f $DBG/node$P/mempolicy ]" "debugfs opt-in knobs exist for node$P" "missing $DBG/node$P/mempolicy"
+	m=$(cat $NODE/private_node_mode 2>/dev/null)
+	check "[ '$m' = '$MODE' ]" "sysfs node/private_node_mode reads $MODE" "read '$m'"
+	check "[ -f $(opt "$P" mempolicy) ]" "sysfs opt-in knobs exist for node$P" "missing $(opt "$P" mempolicy)"
+	check "[ -f $(opt 0 mempolicy) ] && ! echo 1 2>/dev/null >$(opt 0 mempolicy)" "node0/private/mempolicy exists and refuses writes (node0 is not private)" "files: $(echo "$NODE"/node0/private/*)"
 fi
 
 # --- explicit mbind --------------------------------------------------------
@@ -82,8 +93,8 @@ if [ "$MODE" = private ]; then
 	*"errno=22"*) ok "mbind on non-opted-in private node$Q -> EINVAL" ;;
 	*) nok "mbind on non-opted-in private node$Q -> EINVAL # got: $r" ;;
 	esac
-	echo 1 >"$DBG/node$P/mempolicy" 2>/dev/null
-	check "[ \"\$(cat $DBG/node$P/mempolicy)\" = 1 ]" "node$P mempolicy opt-in via debugfs" "reads $(cat "$DBG/node$P/mempolicy" 2>/dev/null)"
+	echo 1 >"$(opt "$P" mempolicy)" 2>/dev/null
+	check "[ \"\$(cat $(opt "$P" mempolicy))\" = 1 ]" "node$P mempolicy opt-in via sysfs" "reads $(cat "$(opt "$P" mempolicy)" 2>/dev/null)"
 	a0=$(vm pgalloc_private)
 	r=$($T mbind "$P" bind 1024)
 	a1=$(vm pgalloc_private)
@@ -97,6 +108,99 @@ if [ "$MODE" = private ]; then
 elif [ "$MODE" = isolate ]; then
 	r=$($T mbind "$P" bind 1024)
 	info "isolate: $r"
+fi
+
+# --- "all nodes" masks (numactl --interleave=all) ------------------------------
+# Bits of private nodes that did not opt in are ignored like those of offline
+# nodes; only a mask naming nothing else fails (EINVAL, checked above).
+hex() { printf '%x' "$1"; }
+r=$($T setpol all interleave 256)
+info "$r"
+check "[ '$(field ok "$r")' = 1 ]" "set_mempolicy(MPOL_INTERLEAVE, all 64 node bits) accepted" "$r"
+if [ "$MODE" = private ]; then
+	check "[ '$(field "node$Q" "$r")' = '' ]" "interleave over all nodes puts nothing on non-opted-in node$Q" "$r"
+	r=$($T mbind-mask "$(hex $((1 | (1 << Q))))" bind 256)
+	info "$r"
+	check "[ '$(field ok "$r")' = 1 ] && [ '$(field node0 "$r")' = 256 ]" "mbind(MPOL_BIND, {0,$Q}) with node$Q not opted in: accepted, 256/256 pages on node0" "$r"
+fi
+
+# --- move_pages() / migrate_pages() to a device node -----------------------------
+# (private mode: node P opted in to mempolicy above)
+r=$($T move "$P" 512)
+info "$r"
+check "[ '$(field rc "$r")' = 0 ] && [ '$(field on_node "$r")' = 512 ]" "move_pages() of 512 DRAM pages to node$P: all moved" "$r"
+r=$($T migrate 1 "$(hex $((1 << P)))" 512)
+info "$r"
+check "[ '$(field rc "$r")' = 0 ] && [ '$(field "node$P" "$r")' = 512 ]" "migrate_pages(node0 -> node$P) of 512 pages: all moved" "$r"
+if [ "$MODE" = private ]; then
+	r=$($T move "$Q" 64)
+	info "$r"
+	check "[ '$(field errno "$r")' = 19 ] && [ '$(field on_node "$r")' = 0 ]" "move_pages() to non-opted-in private node$Q -> ENODEV" "$r"
+fi
+
+# --- per-node reports: numa_maps and memory.numa_stat ------------------------------
+CG=/sys/fs/cgroup
+if [ -f $CG/cgroup.subtree_control ] && echo +memory >$CG/cgroup.subtree_control 2>/dev/null &&
+	mkdir -p $CG/pn-e2e && [ -f $CG/pn-e2e/memory.numa_stat ]; then
+	r=$($T report "$P" 8192 $CG/pn-e2e)
+	info "$r"
+	check "[ '$(field numa_maps_pages "$r")' = 8192 ]" "numa_maps shows N$P=8192 for 8192 pages bound to node$P" "$r"
+	check "[ '$(field numa_stat_anon_bytes "$r")' = $((8192 * 4096)) ]" "memory.numa_stat anon N$P = $((8192 * 4096)) bytes" "$r"
+	rmdir $CG/pn-e2e 2>/dev/null
+else
+	skip "numa_maps / memory.numa_stat per-node report # no cgroup v2 memory controller"
+	r=$($T report "$P" 8192)
+	check "[ '$(field numa_maps_pages "$r")' = 8192 ]" "numa_maps shows N$P=8192 for 8192 pages bound to node$P" "$r"
+fi
+
+# --- mlock()/munlock() of pages bound to a device node -----------------------------
+# Faulting under VM_LOCKED mlocks the pages; munlock() must clear that again
+# (a private node without the reclaim opt-in is left out of mlock() itself).
+r=$($T mlock "$P" 2048)
+info "$r"
+mb=$(field mlocked_before_kb "$r")
+ma=$(field mlocked_after_kb "$r")
+check "[ -n '$ma' ] && [ ${ma:-1} -le ${mb:-0} ]" "munlock() of 2048 pages on node$P leaves no Mlocked behind (${mb:-?} -> $(field mlocked_locked_kb "$r") -> ${ma:-?} kB)" "$r"
+
+# --- demotion: reclaim of DRAM pages with demotion enabled and no swap ------------
+# Stock kernels demote into dax/kmem nodes (a lower memory tier); isolate mode
+# must do the same (it only drops the nodes from the fallback lists); private
+# nodes receive nothing without the demotion opt-in.
+DEM=/sys/kernel/mm/numa/demotion_enabled
+if [ -w $DEM ] && [ -d $CG ] && mkdir -p $CG/pn-demote && [ -f $CG/pn-demote/memory.reclaim ]; then
+	echo 1 >$DEM
+	d0=$(vm pgdemote_direct)
+	r=$($T demote $CG/pn-demote 4096)
+	d1=$(vm pgdemote_direct)
+	echo 0 >$DEM
+	rmdir $CG/pn-demote 2>/dev/null
+	info "$r; pgdemote_direct ${d0:-absent} -> ${d1:-absent}"
+	dem=$(field demoted "$r")
+	if [ "$MODE" = private ]; then
+		check "[ '${dem:-x}' = 0 ]" "memory.reclaim with demotion enabled: nothing demoted into private nodes without opt-in" "$r"
+	else
+		check "[ ${dem:-0} -gt 0 ]" "memory.reclaim with demotion enabled demotes DRAM pages into the device nodes ($MODE, like stock): ${dem:-0} of 4096" "$r"
+	fi
+else
+	skip "demotion into device nodes # no $DEM or no cgroup v2 memory.reclaim"
+fi
+
+# --- one request across several device nodes: MPOL_BIND / PREFERRED_MANY {P,Q} --------
+if [ "$P" != "$Q" ]; then
+	if [ "$MODE" = private ]; then
+		echo 1 >"$(opt "$Q" mempolicy)" 2>/dev/null
+	fi
+	pq=$(hex $(((1 << P) | (1 << Q))))
+	for mode in bind preferred_many; do
+		n=$(($(nmem "$P" MemFree) / 4 + 16384))
+		r=$($T mbind-mask "$pq" "$mode" "$n")
+		rc=$?
+		info "$r"
+		onp=$(field "node$P" "$r")
+		onq=$(field "node$Q" "$r")
+		check "[ $rc = 0 ] && [ $((${onp:-0} + ${onq:-0})) = $n ] && [ ${onq:-0} -gt 0 ]" "$mode {$P,$Q} for $n pages (node$P free + 64 MiB): all $n on node$P (${onp:-0}) and node$Q (${onq:-0})" "rc=$rc $r"
+	done
+	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer with node$Q free" "oom-killer ran"
 fi
 
 # --- for_each_node-style spreading: hugetlb nr_hugepages ---------------------
@@ -115,6 +219,18 @@ if [ -w $HP ]; then
 		fi
 	done
 	echo 0 >$HP
+	# MPOL_BIND to a device node for a hugetlb page, with the pool on DRAM:
+	# a private node has no pool, so the fault must fail (SIGBUS), never
+	# silently take a DRAM huge page; stock/isolate get it on the node.
+	echo 4 >$HP
+	r=$($T hugetlb "$P")
+	echo 0 >$HP
+	info "$r"
+	if [ "$MODE" = private ]; then
+		check "[ '$(field sigbus "$r")' = 1 ]" "hugetlb fault under mbind(MPOL_BIND, node$P) fails (SIGBUS) instead of using DRAM" "$r"
+	else
+		info "hugetlb under mbind(MPOL_BIND, node$P): $r"
+	fi
 fi
 
 # --- general allocation storm ------------------------------------------------
@@ -227,7 +343,13 @@ for n in $devnodes; do
 		total=$((total + 1))
 		echo offline >"$m/state" 2>/dev/null || failed=$((failed + 1))
 	done
-	check "[ $total -gt 0 ] && [ $failed = 0 ]" "offline of node$n's $total private memory blocks" "$failed of $total failed"
+	if [ "$MODE" = isolate ] && [ "$ONLINE" = kernel ]; then
+		# isolate model, ZONE_NORMAL: N_MEMORY iterators may have put
+		# unmovable kernel memory there, so offline can legitimately fail
+		info "isolate/online_kernel: offline of node$n: $failed of $total blocks failed"
+	else
+		check "[ $total -gt 0 ] && [ $failed = 0 ]" "offline of node$n's $total private memory blocks" "$failed of $total failed"
+	fi
 	info "after offline: node$n MemTotal=$(nmem "$n" MemTotal) kB has_private_memory=$(cat $NODE/has_private_memory 2>/dev/null)"
 done
 exit 0

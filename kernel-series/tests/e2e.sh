@@ -1,5 +1,5 @@
 #!/bin/bash
-# e2e.sh [--kinds "private isolate stock"] [--logs DIR]
+# e2e.sh [--kinds "private isolate stock"] [--online "movable kernel"] [--logs DIR]
 #
 # End-to-end test of the private-node series under QEMU (TCG). Boots the
 # patched kernel with 2 CPU-less device-memory nodes hot-plugged through
@@ -12,21 +12,26 @@
 #   isolate  patched kernel, private_node_mode=isolate (checks)
 #   stock    stock kernel, device nodes are ordinary memory: the same storm,
 #            leaked pages reported as "# info" (the contrast)
+# Each kind runs once per online type (run-guest.sh --online): "movable"
+# (device memory in ZONE_MOVABLE) and "kernel" (ZONE_NORMAL, reachable by
+# slab, vmalloc, page tables and kernel stacks). TAP names carry
+# "<kind>[<online type>]".
 # Output: TAP, then "e2e: N passed, N failed, N skipped".
 # Exit: 0 pass, 1 failure, 4 skipped (no qemu, or the patched kernel is not
 # built: run make kernels).
-# Environment: E2E_KINDS, E2E_PATCHED_KERNEL / E2E_STOCK_KERNEL (bzImage
-# paths instead of the cache).
+# Environment: E2E_KINDS, E2E_ONLINE, E2E_PATCHED_KERNEL / E2E_STOCK_KERNEL
+# (bzImage paths instead of the cache).
 set -euo pipefail
 PN_PROG=e2e
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$here/../scripts/lib.sh"
 
-kinds=${E2E_KINDS:-private isolate stock} logs=''
+kinds=${E2E_KINDS:-private isolate stock} onlines=${E2E_ONLINE:-movable kernel} logs=''
 while (($#)); do
 	case "$1" in
 	--kinds) kinds=$2; shift 2 ;;
+	--online) onlines=$2; shift 2 ;;
 	--logs) logs=$2; shift 2 ;;
 	*) PN_DIE_RC=2 pn_die "unknown argument '$1'" ;;
 	esac
@@ -62,6 +67,12 @@ for k in $kinds; do
 	*) PN_DIE_RC=2 pn_die "unknown kind '$k' (private, isolate, stock)" ;;
 	esac
 done
+for o in $onlines; do
+	case "$o" in
+	movable | kernel) ;;
+	*) PN_DIE_RC=2 pn_die "unknown online type '$o' (movable, kernel)" ;;
+	esac
+done
 patched_kernel=${E2E_PATCHED_KERNEL:-} stock_kernel=${E2E_STOCK_KERNEL:-}
 if ((want_patched)) && [[ -z "$patched_kernel" ]]; then
 	if ! patched_kernel=$("$here/../scripts/kernel-path.sh" patched 2>/dev/null); then
@@ -80,21 +91,21 @@ pn_log "compiling the in-guest test program (gcc -static)"
 gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here/pn-e2e-test.c" ||
 	pn_die "gcc -static failed for tests/pn-e2e-test.c (is libc6-dev installed?)"
 
-# run_kind <kind> <kernel> [run-guest args...]; sets $log, $grc
+# run_kind <kind> <online type> <kernel> [run-guest args...]; sets $log, $grc
 run_kind() {
-	local kind=$1 kernel=$2
-	shift 2
-	log=${logs:-$work}/e2e-$kind.log
-	printf 'MODE=%s\n' "$kind" >"$work/env-$kind"
-	pn_log "[$kind] booting $kernel (console log: $log)"
+	local kind=$1 ot=$2 kernel=$3
+	shift 3
+	log=${logs:-$work}/e2e-$kind-$ot.log
+	printf 'MODE=%s\nONLINE=%s\n' "$kind" "$ot" >"$work/env-$kind-$ot"
+	pn_log "[$kind/$ot] booting $kernel (console log: $log)"
 	set +e
 	"$here/../qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 \
-		--dram 1024 --disk 1536 --cpus 2 --timeout 420 --quiet --log "$log" \
-		--script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
-		--file "$work/env-$kind:/guest/e2e.env" "$@"
+		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" \
+		--online "$ot" --script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
+		--file "$work/env-$kind-$ot:/guest/e2e.env" "$@"
 	grc=$?
 	set -e
-	pn_log "[$kind] guest exit $grc"
+	pn_log "[$kind/$ot] guest exit $grc"
 }
 
 # Turn the guest's E2E lines into TAP (prefixing each description).
@@ -146,16 +157,18 @@ check_kunit() {
 	fi
 }
 
-for k in $kinds; do
-	case "$k" in
+for ot in $onlines; do
+for kind in $kinds; do
+	k="${kind}[$ot]"
+	case "$kind" in
 	private | isolate)
 		extra=(--private)
-		[[ "$k" == isolate ]] && extra+=(--append " private_node_mode=isolate")
-		run_kind "$k" "$patched_kernel" "${extra[@]}"
+		[[ "$kind" == isolate ]] && extra+=(--append " private_node_mode=isolate")
+		run_kind "$kind" "$ot" "$patched_kernel" "${extra[@]}"
 		if ! grep -q '^PNBENCH-END' "$log"; then
 			tap_nok "$k: guest booted and finished # run-guest exit $grc, see $log"
 			tail -n 30 "$log" | sed 's/^/#   /'
-			[[ -z "$logs" ]] && cp "$log" "/tmp/pnbench-e2e-$k.log" && echo "# log kept: /tmp/pnbench-e2e-$k.log"
+			[[ -z "$logs" ]] && cp "$log" "/tmp/pnbench-e2e-$kind-$ot.log" && echo "# log kept: /tmp/pnbench-e2e-$kind-$ot.log"
 			continue
 		fi
 		grep -a '^PNBENCH-INFO hotplug' "$log" | sed "s/^PNBENCH-INFO /# $k: /"
@@ -165,24 +178,25 @@ for k in $kinds; do
 		;;
 	stock)
 		if [[ -z "$stock_kernel" ]]; then
-			tap_skip "stock: leak contrast" "no stock kernel in cache: run make kernels"
+			tap_skip "$k: leak contrast" "no stock kernel in cache: run make kernels"
 			continue
 		fi
-		run_kind stock "$stock_kernel"
+		run_kind stock "$ot" "$stock_kernel"
 		if ! grep -q '^PNBENCH-END' "$log"; then
-			tap_nok "stock: guest booted and finished # run-guest exit $grc"
+			tap_nok "$k: guest booted and finished # run-guest exit $grc"
 			tail -n 30 "$log" | sed 's/^/#   /'
 			continue
 		fi
-		report_guest stock
+		report_guest "$k"
 		leak_kb=0
 		while read -r _ node g miss; do
 			leak_kb=$((leak_kb + ${g#growth_kb=}))
-			echo "# info stock: node${node#node=}: +$((${g#growth_kb=} / 4)) pages during the storm (numa_miss +${miss#numa_miss=})"
+			echo "# info $k: node${node#node=}: +$((${g#growth_kb=} / 4)) pages during the storm (numa_miss +${miss#numa_miss=})"
 		done < <(grep -a '^E2E leak ' "$log" | cut -d' ' -f2- || true)
-		echo "# info stock kernel: the general allocation storm leaked $((leak_kb / 4)) pages ($((leak_kb / 1024)) MiB) onto the device nodes"
-		check_dmesg stock
+		echo "# info $k kernel: the general allocation storm leaked $((leak_kb / 4)) pages ($((leak_kb / 1024)) MiB) onto the device nodes"
+		check_dmesg "$k"
 		;;
 	esac
+done
 done
 finish 0

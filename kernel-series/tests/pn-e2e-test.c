@@ -23,6 +23,36 @@
  *       /dev/private_node_test: set cfg, mmap MAP_SHARED, touch <pages>;
  *       SIGBUS (strict, device full) is caught and counted; prints the
  *       driver's stats.
+ *   mbind-mask <nodemask_hex> <bind|preferred|preferred_many|interleave> <pages>
+ *       like mbind, with any nodemask; prints the placement per node
+ *       (node<N>=pages) and whether the kernel killed nothing (it exits
+ *       normally) even when <pages> exceeds one node of the mask.
+ *   setpol <nodemask_hex|all> <interleave|bind|preferred> <pages>
+ *       set_mempolicy() with the mask ("all" = all 64 bits, maxnode 65:
+ *       every node a 64-node kernel (NODES_SHIFT=6) can have, what "all
+ *       nodes" programs pass; bits beyond MAX_NUMNODES are EINVAL on any
+ *       kernel), then touch <pages>.
+ *   move <node> <pages>
+ *       touch <pages> under the default policy, move_pages() them to <node>;
+ *       prints the syscall result and the placement afterwards.
+ *   migrate <from_hex> <to_hex> <pages>
+ *       touch <pages>, migrate_pages(0, from, to); prints the result and
+ *       the placement afterwards.
+ *   report <node> <pages> [cgroup_dir]
+ *       join cgroup_dir (if given), mbind(MPOL_BIND, node), touch <pages>;
+ *       prints the node's entry in the mapping's /proc/self/numa_maps line
+ *       and the cgroup's memory.numa_stat "anon" entry for the node.
+ *   mlock <node> <pages>
+ *       mbind(MPOL_BIND, node), mlock() (faults the pages in under
+ *       VM_LOCKED), munlock(); prints the node's Mlocked (kB) before, while
+ *       locked and after munlock.
+ *   hugetlb <node>
+ *       mmap one 2 MiB MAP_HUGETLB page, mbind(MPOL_BIND, node), touch it;
+ *       prints sigbus=1 if the fault failed, else the node it came from.
+ *   demote <cgroup_dir> <pages>
+ *       join cgroup_dir, touch <pages> under the default policy (DRAM), ask
+ *       for their reclaim through memory.reclaim; with demotion enabled and
+ *       no swap, reclaim can only demote. Prints where the pages are then.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +71,9 @@
 
 #define MPOL_PREFERRED 1
 #define MPOL_BIND 2
+#define MPOL_INTERLEAVE 3
+#define MPOL_PREFERRED_MANY 5
+#define MPOL_MF_MOVE (1 << 1)
 #define MAX_NODES 64
 #define PAGE 4096UL
 
@@ -57,6 +90,8 @@ struct private_node_test_stats {
 	uint64_t faults, private_pages, fallback_pages, failed;
 };
 #define PNT_IOC_GET_STATS _IOR('P', 0x02, struct private_node_test_stats)
+
+static void join_cgroup(const char *dir);
 
 static long sys_mbind(void *addr, unsigned long len, int mode,
 		      const unsigned long *mask, unsigned long maxnode)
@@ -337,7 +372,317 @@ static int cmd_prefer_big(int argc, char **argv)
 	return 0;
 }
 
+static int parse_mode(const char *m)
+{
+	if (!strcmp(m, "bind"))
+		return MPOL_BIND;
+	if (!strcmp(m, "preferred"))
+		return MPOL_PREFERRED;
+	if (!strcmp(m, "preferred_many"))
+		return MPOL_PREFERRED_MANY;
+	if (!strcmp(m, "interleave"))
+		return MPOL_INTERLEAVE;
+	fprintf(stderr, "pn-e2e-test: unknown mode %s\n", m);
+	exit(2);
+}
+
+static int cmd_mbind_mask(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	unsigned long mask;
+	size_t bytes;
+	int mode;
+	char *p;
+
+	if (argc != 5)
+		return 2;
+	mask = strtoul(argv[2], NULL, 16);
+	mode = parse_mode(argv[3]);
+	bytes = strtoul(argv[4], NULL, 0) * PAGE;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, mode, &mask, MAX_NODES + 1)) {
+		printf("R mbind-mask mask=%s mode=%s ok=0 errno=%d (%s)\n",
+		       argv[2], argv[3], errno, strerror(errno));
+		return 3;
+	}
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	printf("R mbind-mask mask=%s mode=%s ok=1 pages=%zu\n", argv[2],
+	       argv[3], bytes / PAGE);
+	print_placement("mbind-mask", counts);
+	return 0;
+}
+
+static int cmd_setpol(int argc, char **argv)
+{
+	unsigned long mask, maxnode = MAX_NODES + 1;
+	long counts[MAX_NODES + 1];
+	size_t bytes;
+	int mode;
+	char *p;
+
+	if (argc != 5)
+		return 2;
+	if (!strcmp(argv[2], "all"))
+		mask = ~0UL;
+	else
+		mask = strtoul(argv[2], NULL, 16);
+	mode = parse_mode(argv[3]);
+	bytes = strtoul(argv[4], NULL, 0) * PAGE;
+	if (syscall(SYS_set_mempolicy, mode, &mask, maxnode)) {
+		printf("R setpol mask=%s mode=%s ok=0 errno=%d (%s)\n", argv[2],
+		       argv[3], errno, strerror(errno));
+		return 3;
+	}
+	p = map_anon(bytes);
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	printf("R setpol mask=%s mode=%s ok=1 pages=%zu\n", argv[2], argv[3],
+	       bytes / PAGE);
+	print_placement("setpol", counts);
+	return 0;
+}
+
+static int cmd_move(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	size_t n, bytes, i, moved = 0;
+	void **pages;
+	int *nodes, *status, node;
+	long rc;
+	char *p;
+
+	if (argc != 4)
+		return 2;
+	node = atoi(argv[2]);
+	n = strtoul(argv[3], NULL, 0);
+	bytes = n * PAGE;
+	p = map_anon(bytes);
+	touch(p, bytes);
+	pages = calloc(n, sizeof(*pages));
+	nodes = calloc(n, sizeof(*nodes));
+	status = calloc(n, sizeof(*status));
+	if (!pages || !nodes || !status)
+		die("calloc");
+	for (i = 0; i < n; i++) {
+		pages[i] = p + i * PAGE;
+		nodes[i] = node;
+		status[i] = -1;
+	}
+	rc = syscall(SYS_move_pages, 0, n, pages, nodes, status, MPOL_MF_MOVE);
+	int err = rc < 0 ? errno : 0;
+
+	for (i = 0; i < n; i++)
+		moved += status[i] == node;
+	placement(p, bytes, counts);
+	printf("R move node=%d pages=%zu rc=%ld errno=%d status_on_node=%zu on_node=%ld\n",
+	       node, n, rc, err, moved, counts[node]);
+	print_placement("move", counts);
+	return 0;
+}
+
+static int cmd_migrate(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	unsigned long from, to;
+	size_t bytes;
+	long rc;
+	char *p;
+
+	if (argc != 5)
+		return 2;
+	from = strtoul(argv[2], NULL, 16);
+	to = strtoul(argv[3], NULL, 16);
+	bytes = strtoul(argv[4], NULL, 0) * PAGE;
+	p = map_anon(bytes);
+	touch(p, bytes);
+	rc = syscall(SYS_migrate_pages, 0, MAX_NODES + 1, &from, &to);
+	int err = rc < 0 ? errno : 0;
+
+	placement(p, bytes, counts);
+	printf("R migrate from=%s to=%s pages=%zu rc=%ld errno=%d\n", argv[2],
+	       argv[3], bytes / PAGE, rc, err);
+	print_placement("migrate", counts);
+	return 0;
+}
+
+/* Sum of "N<node>=<v>" over the lines of @path that start with @prefix:
+ * -1 if no line matches, -2 if @path cannot be read. */
+static long sum_node_field(const char *path, const char *prefix, int node)
+{
+	char line[4096], key[32];
+	long sum = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -2;
+	snprintf(key, sizeof(key), " N%d=", node);
+	while (fgets(line, sizeof(line), f)) {
+		char *k;
+
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		if (sum < 0)
+			sum = 0;
+		k = strstr(line, key);
+		if (k)
+			sum += strtol(k + strlen(key), NULL, 10);
+	}
+	fclose(f);
+	return sum;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	char path[512];
+	unsigned long mask;
+	long mapped, anon = -3;
+	size_t bytes;
+	int node;
+	char *p;
+
+	if (argc != 4 && argc != 5)
+		return 2;
+	node = atoi(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) * PAGE;
+	if (argc == 5)
+		join_cgroup(argv[4]);
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R report node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	touch(p, bytes);
+	snprintf(path, sizeof(path), "%lx ", (unsigned long)p);
+	mapped = sum_node_field("/proc/self/numa_maps", path, node);
+	if (argc == 5) {
+		snprintf(path, sizeof(path), "%s/memory.numa_stat", argv[4]);
+		anon = sum_node_field(path, "anon ", node);
+	}
+	printf("R report node=%d ok=1 pages=%zu numa_maps_pages=%ld numa_stat_anon_bytes=%ld\n",
+	       node, bytes / PAGE, mapped, anon);
+	return 0;
+}
+
+static void join_cgroup(const char *dir)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", getpid()) < 0 || fclose(f))
+		die(path);
+}
+
+static int cmd_demote(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	char path[512], req[32];
+	size_t bytes;
+	int fd, err = 0;
+	long on_dram0;
+	char *p;
+
+	if (argc != 4)
+		return 2;
+	join_cgroup(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) * PAGE;
+	p = map_anon(bytes);
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	on_dram0 = counts[0];
+	snprintf(path, sizeof(path), "%s/memory.reclaim", argv[2]);
+	snprintf(req, sizeof(req), "%zu", bytes);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, req, strlen(req)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	placement(p, bytes, counts);
+	printf("R demote pages=%zu node0_before=%ld node0_after=%ld demoted=%ld reclaim_errno=%d\n",
+	       bytes / PAGE, on_dram0, counts[0], on_dram0 - counts[0], err);
+	print_placement("demote", counts);
+	return 0;
+}
+
+static int cmd_mlock(int argc, char **argv)
+{
+	long before, locked, after;
+	unsigned long mask;
+	size_t bytes;
+	int node;
+	char *p;
+
+	if (argc != 4)
+		return 2;
+	node = atoi(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) * PAGE;
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R mlock node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	before = node_kb(node, "Mlocked");
+	if (mlock(p, bytes))
+		die("mlock");
+	locked = node_kb(node, "Mlocked");
+	if (munlock(p, bytes))
+		die("munlock");
+	after = node_kb(node, "Mlocked");
+	printf("R mlock node=%d ok=1 pages=%zu mlocked_before_kb=%ld mlocked_locked_kb=%ld mlocked_after_kb=%ld\n",
+	       node, bytes / PAGE, before, locked, after);
+	munmap(p, bytes);
+	return 0;
+}
+
 static sigjmp_buf fault_jmp;
+
+static void on_sigbus(int sig);
+
+static int cmd_hugetlb(int argc, char **argv)
+{
+	size_t bytes = 2UL << 20;
+	struct sigaction sa = { 0 };
+	unsigned long mask;
+	int node, status = -1;
+	void *pg;
+	char *p;
+
+	if (argc != 3)
+		return 2;
+	node = atoi(argv[2]);
+	mask = 1UL << node;
+	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	if (p == MAP_FAILED) {
+		printf("R hugetlb node=%d ok=0 mmap_errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R hugetlb node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+	if (sigsetjmp(fault_jmp, 1)) {
+		printf("R hugetlb node=%d ok=1 sigbus=1 on_node=-1\n", node);
+		return 0;
+	}
+	p[0] = 1;
+	signal(SIGBUS, SIG_DFL);
+	pg = p;
+	if (syscall(SYS_move_pages, 0, 1, &pg, NULL, &status, 0))
+		die("move_pages");
+	printf("R hugetlb node=%d ok=1 sigbus=0 on_node=%d\n", node, status);
+	return 0;
+}
 
 static void on_sigbus(int sig)
 {
@@ -418,6 +763,22 @@ int main(int argc, char **argv)
 		rc = cmd_prefer_big(argc, argv);
 	else if (!strcmp(argv[1], "chardev"))
 		rc = cmd_chardev(argc, argv);
+	else if (!strcmp(argv[1], "mbind-mask"))
+		rc = cmd_mbind_mask(argc, argv);
+	else if (!strcmp(argv[1], "setpol"))
+		rc = cmd_setpol(argc, argv);
+	else if (!strcmp(argv[1], "move"))
+		rc = cmd_move(argc, argv);
+	else if (!strcmp(argv[1], "migrate"))
+		rc = cmd_migrate(argc, argv);
+	else if (!strcmp(argv[1], "report"))
+		rc = cmd_report(argc, argv);
+	else if (!strcmp(argv[1], "demote"))
+		rc = cmd_demote(argc, argv);
+	else if (!strcmp(argv[1], "mlock"))
+		rc = cmd_mlock(argc, argv);
+	else if (!strcmp(argv[1], "hugetlb"))
+		rc = cmd_hugetlb(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -425,6 +786,14 @@ usage:
 		"usage: pn-e2e-test mbind <node> <bind|preferred> <pages>\n"
 		"       pn-e2e-test storm <anon_pct> <file_mib> <file> [shmem_pct]\n"
 		"       pn-e2e-test prefer-big <node> <mib>\n"
-		"       pn-e2e-test chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>\n");
+		"       pn-e2e-test chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>\n"
+		"       pn-e2e-test mbind-mask <nodemask_hex> <bind|preferred|preferred_many|interleave> <pages>\n"
+		"       pn-e2e-test setpol <nodemask_hex|all> <interleave|bind|preferred> <pages>\n"
+		"       pn-e2e-test move <node> <pages>\n"
+		"       pn-e2e-test migrate <from_hex> <to_hex> <pages>\n"
+		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
+		"       pn-e2e-test demote <cgroup_dir> <pages>\n"
+		"       pn-e2e-test mlock <node> <pages>\n"
+		"       pn-e2e-test hugetlb <node>\n");
 	return 2;
 }
