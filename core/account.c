@@ -3,6 +3,7 @@
  * account.c - exact per-node accounting of a phase (account.h).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,28 +82,33 @@ static int zone_cb(void *arg, int node, const char *zone, const char *key, int64
 	return 0;
 }
 
+/* One buffer for every reader (the runner and its sampler thread). */
+static pthread_mutex_t zbuf_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *zbuf;
+static size_t zcap;
+
 static int read_zoneinfo(const struct pn_nodeset *nodes, struct zsum *z)
 {
-	static __thread char *buf;
-	static __thread size_t cap;
 	struct zctx c = { nodes, z };
 	ssize_t n;
+	int ret;
 
-	if (!buf) {
-		cap = 1 << 16;
-		buf = pn_xmalloc(cap);
+	pthread_mutex_lock(&zbuf_lock);
+	if (!zbuf) {
+		zcap = 1 << 16;
+		zbuf = pn_xmalloc(zcap);
 	}
 	for (;;) {
-		n = pn_read_text("/proc/zoneinfo", buf, cap);
-		if (n < 0)
-			return (int)n;
-		if ((size_t)n + 1 < cap)
+		n = pn_read_text("/proc/zoneinfo", zbuf, zcap);
+		if (n < 0 || (size_t)n + 1 < zcap)
 			break;
-		cap *= 2; /* it filled the buffer: it may be cut short */
-		buf = pn_xrealloc(buf, cap);
+		zcap *= 2; /* it filled the buffer: it may be cut short */
+		zbuf = pn_xrealloc(zbuf, zcap);
 	}
 	memset(z, 0, PN_MAX_NODES * sizeof(*z));
-	return pn_parse_zoneinfo(buf, zone_cb, &c);
+	ret = n < 0 ? (int)n : pn_parse_zoneinfo(zbuf, zone_cb, &c);
+	pthread_mutex_unlock(&zbuf_lock);
+	return ret;
 }
 
 /* One reading of every node in the set from a single zoneinfo pass, so that
