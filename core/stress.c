@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * stress.c - building blocks of general memory pressure (stress.h).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/fs.h>
+#include <linux/loop.h>
+
+#include "procfs.h"
+#include "stress.h"
+
+#define IO_CHUNK (1u << 20)
+
+/* ------------------------------------------------------------ commands */
+
+int pn_run_quiet(char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return pn_error(-errno, "fork: %s", strerror(errno));
+	if (pid == 0) {
+		int fd = open("/dev/null", O_RDWR);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return pn_error(-errno, "waitpid %s: %s", argv[0], strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return pn_error(-ENOENT, "%s: not found (install e2fsprogs)", argv[0]);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return pn_error(-EIO, "%s %s failed (status 0x%x)", argv[0], argv[1] ? argv[1] : "",
+				(unsigned)status);
+	return 0;
+}
+
+/* ------------------------------------------------------ scratch filesystem */
+
+static int mkfs(const char *target, const char *fstype)
+{
+	char *ext2[] = { "mke2fs", "-q", "-F", (char *)target, NULL };
+	char *other[] = { "mke2fs", "-q", "-F", "-t", (char *)fstype, (char *)target, NULL };
+
+	/* busybox's mke2fs (the guests) knows no -t; ext2 needs none */
+	return pn_run_quiet(strcmp(fstype, "ext2") ? other : ext2);
+}
+
+static int loop_attach(struct pn_scratch_fs *fs)
+{
+	struct loop_config cfg;
+	int ctl, lfd = -1, ffd, ret = 0;
+
+	ffd = open(fs->image, O_RDWR | O_CLOEXEC);
+	if (ffd < 0)
+		return pn_error(-errno, "%s: %s", fs->image, strerror(errno));
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	if (ctl < 0) {
+		ret = pn_error(-errno,
+			       "/dev/loop-control: %s (loop devices unavailable: name a "
+			       "scratch block device with the device option)",
+			       strerror(errno));
+		goto out;
+	}
+	/* Another user may take the free device between the two calls: retry. */
+	for (int tries = 0; tries < 16; tries++) {
+		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
+
+		if (n < 0) {
+			ret = pn_error(-errno, "LOOP_CTL_GET_FREE: %s", strerror(errno));
+			break;
+		}
+		snprintf(fs->dev, sizeof(fs->dev), "/dev/loop%d", n);
+		lfd = open(fs->dev, O_RDWR | O_CLOEXEC);
+		if (lfd < 0) {
+			ret = pn_error(-errno, "%s: %s", fs->dev, strerror(errno));
+			break;
+		}
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.fd = (unsigned)ffd;
+		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
+		ret = ioctl(lfd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
+		if (ret == -EINVAL) { /* the backing filesystem refuses O_DIRECT */
+			cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
+			ret = ioctl(lfd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
+		}
+		if (!ret) {
+			fs->loop = true;
+			fs->direct_io = cfg.info.lo_flags & LO_FLAGS_DIRECT_IO;
+			break;
+		}
+		close(lfd);
+		lfd = -1;
+		if (ret != -EBUSY) {
+			pn_error(ret, "%s: LOOP_CONFIGURE: %s", fs->dev, strerror(-ret));
+			break;
+		}
+	}
+	close(ctl);
+out:
+	close(ffd);
+	/* With autoclear the device detaches at its last close after umount;
+	 * the mount holds it from here on.  Kept open until mounted. */
+	return ret ? ret : lfd;
+}
+
+static int make_image(struct pn_scratch_fs *fs, const char *image_dir, uint64_t bytes)
+{
+	int fd;
+
+	snprintf(fs->image, sizeof(fs->image), "%s/pnbench-scratch-XXXXXX", image_dir);
+	fd = mkstemp(fs->image);
+	if (fd < 0) {
+		int err = -errno;
+
+		fs->image[0] = '\0';
+		return pn_error(err, "image_dir %s: cannot create an image file: %s", image_dir,
+				strerror(-err));
+	}
+	if (ftruncate(fd, (off_t)bytes)) {
+		int err = -errno;
+
+		close(fd);
+		return pn_error(err, "%s: ftruncate to %llu bytes: %s", fs->image,
+				(unsigned long long)bytes, strerror(-err));
+	}
+	close(fd);
+	return 0;
+}
+
+static int device_size(const char *dev, uint64_t *bytes)
+{
+	int fd = open(dev, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
+
+	if (fd < 0)
+		return pn_error(-errno, "device %s: %s", dev, strerror(errno));
+	if (ioctl(fd, BLKGETSIZE64, bytes))
+		ret = pn_error(-errno, "device %s: not a block device (BLKGETSIZE64: %s)", dev,
+			       strerror(errno));
+	close(fd);
+	return ret;
+}
+
+int pn_scratch_fs_make(struct pn_scratch_fs *fs, const char *device, const char *image_dir,
+		       uint64_t bytes, const char *fstype)
+{
+	int lfd = -1, ret;
+
+	memset(fs, 0, sizeof(*fs));
+	snprintf(fs->fstype, sizeof(fs->fstype), "%s", fstype);
+	if (device && *device) {
+		snprintf(fs->dev, sizeof(fs->dev), "%s", device);
+		ret = device_size(device, &fs->bytes);
+		if (ret)
+			return ret;
+		if (fs->bytes < bytes)
+			return pn_error(-ENOSPC, "device %s holds %llu MiB, %llu MiB are needed",
+					device, (unsigned long long)(fs->bytes >> 20),
+					(unsigned long long)(bytes >> 20));
+		ret = mkfs(device, fstype);
+	} else {
+		fs->bytes = bytes;
+		ret = make_image(fs, image_dir, bytes);
+		if (!ret)
+			ret = mkfs(fs->image, fstype);
+		if (!ret) {
+			lfd = loop_attach(fs);
+			ret = lfd < 0 ? lfd : 0;
+		}
+	}
+	if (ret)
+		goto fail;
+	snprintf(fs->mnt, sizeof(fs->mnt), "%s/pnbench-mnt-XXXXXX",
+		 image_dir && *image_dir ? image_dir : "/tmp");
+	if (!mkdtemp(fs->mnt)) {
+		ret = pn_error(-errno, "mkdtemp %s: %s", fs->mnt, strerror(errno));
+		fs->mnt[0] = '\0';
+		goto fail;
+	}
+	if (mount(fs->dev, fs->mnt, fstype, MS_NOATIME, NULL)) {
+		ret = pn_error(-errno, "mount -t %s %s %s: %s", fstype, fs->dev, fs->mnt,
+			       strerror(errno));
+		goto fail;
+	}
+	fs->mounted = true;
+	if (lfd >= 0)
+		close(lfd);
+	return 0;
+fail:
+	if (lfd >= 0) {
+		ioctl(lfd, LOOP_CLR_FD, 0);
+		close(lfd);
+	}
+	pn_scratch_fs_remove(fs);
+	return ret;
+}
+
+void pn_scratch_fs_remove(struct pn_scratch_fs *fs)
+{
+	if (fs->mounted) {
+		/* A lazy detach if something still holds it; the loop device
+		 * then clears itself when the last user goes. */
+		if (umount2(fs->mnt, 0) && umount2(fs->mnt, MNT_DETACH))
+			pn_warn("umount %s: %s", fs->mnt, strerror(errno));
+		fs->mounted = false;
+	}
+	if (fs->mnt[0] && rmdir(fs->mnt) && errno != ENOENT)
+		pn_warn("rmdir %s: %s", fs->mnt, strerror(errno));
+	fs->mnt[0] = '\0';
+	if (fs->image[0] && unlink(fs->image) && errno != ENOENT)
+		pn_warn("unlink %s: %s", fs->image, strerror(errno));
+	fs->image[0] = '\0';
+}
+
+/* ------------------------------------------------------- pattern files */
+
+/* Byte i of the pattern of seed: cheap, position-dependent, seed-dependent. */
+static void pattern(uint8_t *buf, size_t len, uint64_t off, uint64_t seed)
+{
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t x = (off + i) * 0x9e3779b97f4a7c15ULL ^ seed;
+
+		x ^= x >> 29;
+		memcpy(buf + i, &x, len - i < 8 ? len - i : 8);
+	}
+}
+
+int pn_file_fill(const char *path, uint64_t bytes, uint64_t seed, uint64_t *written)
+{
+	uint8_t *buf = pn_xmalloc(IO_CHUNK);
+	int fd, ret = 0;
+
+	*written = 0;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(buf);
+		return pn_error(-errno, "%s: %s", path, strerror(errno));
+	}
+	while (*written < bytes) {
+		size_t n = bytes - *written < IO_CHUNK ? (size_t)(bytes - *written) : IO_CHUNK;
+		ssize_t w;
+
+		pattern(buf, n, *written, seed);
+		w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			ret = pn_error(w < 0 ? -errno : -ENOSPC, "write %s: %s", path,
+				       w < 0 ? strerror(errno) : "short write");
+			break;
+		}
+		*written += (uint64_t)w;
+	}
+	if (!ret && fsync(fd))
+		ret = pn_error(-errno, "fsync %s: %s", path, strerror(errno));
+	close(fd);
+	free(buf);
+	return ret;
+}
+
+int pn_file_verify(const char *path, uint64_t bytes, uint64_t seed, bool drop, uint64_t *read_bytes,
+		   uint64_t *bad)
+{
+	uint8_t *buf = pn_xmalloc(IO_CHUNK), *want = pn_xmalloc(IO_CHUNK);
+	int fd, ret = 0;
+
+	*read_bytes = 0;
+	*bad = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = pn_error(-errno, "%s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (drop && (fdatasync(fd) || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)))
+		pn_warn("%s: cannot drop its cached pages: %s", path, strerror(errno));
+	while (*read_bytes < bytes) {
+		size_t n =
+			bytes - *read_bytes < IO_CHUNK ? (size_t)(bytes - *read_bytes) : IO_CHUNK;
+		ssize_t r = read(fd, buf, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			ret = pn_error(-errno, "read %s: %s", path, strerror(errno));
+			break;
+		}
+		if (r == 0)
+			break;
+		pattern(want, (size_t)r, *read_bytes, seed);
+		for (size_t i = 0; i < (size_t)r; i++)
+			*bad += buf[i] != want[i];
+		*read_bytes += (uint64_t)r;
+	}
+	*bad += bytes - *read_bytes; /* missing bytes are wrong too */
+	close(fd);
+out:
+	free(buf);
+	free(want);
+	return ret;
+}
+
+/* ------------------------------------------------------------- trees */
+
+#define TREE_FILES_PER_DIR 64
+
+static int mkdir_counted(const char *path, struct pn_tree_stats *made)
+{
+	if (mkdir(path, 0700) == 0) {
+		made->dirs++;
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	return pn_error(-errno, "mkdir %s: %s", path, strerror(errno));
+}
+
+/* root/cK/d1/d2/.../d<depth-1>: one chain per leaf; returns its length. */
+static int leaf_dir(const char *root, uint64_t k, unsigned depth, char *path, size_t len,
+		    struct pn_tree_stats *made)
+{
+	int n = snprintf(path, len, "%s/c%llu", root, (unsigned long long)k);
+	int ret = mkdir_counted(path, made);
+
+	for (unsigned d = 1; !ret && d < depth; d++) {
+		if ((size_t)n + 8 >= len)
+			return pn_error(-ENAMETOOLONG, "tree under %s: depth %u is too deep", root,
+					depth);
+		n += snprintf(path + n, len - (size_t)n, "/d%u", d);
+		ret = mkdir_counted(path, made);
+	}
+	return ret ? ret : n;
+}
+
+int pn_tree_make(const char *root, uint64_t files, unsigned depth, size_t file_bytes,
+		 pn_stop_fn stop, const void *arg, struct pn_tree_stats *made)
+{
+	char *path = pn_xmalloc(PATH_MAX);
+	char data[256];
+	int ret;
+
+	memset(made, 0, sizeof(*made));
+	memset(data, 'p', sizeof(data));
+	if (file_bytes > sizeof(data))
+		file_bytes = sizeof(data);
+	ret = mkdir_counted(root, made);
+	for (uint64_t k = 0; !ret && k * TREE_FILES_PER_DIR < files; k++) {
+		int n = leaf_dir(root, k, depth ? depth : 1, path, PATH_MAX, made);
+
+		if (n < 0) {
+			ret = n;
+			break;
+		}
+		if (stop && stop(arg))
+			break;
+		for (uint64_t i = 0; i < TREE_FILES_PER_DIR && made->files < files; i++) {
+			int fd;
+
+			snprintf(path + n, PATH_MAX - (size_t)n, "/f%llu", (unsigned long long)i);
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+			if (fd < 0) {
+				ret = pn_error(-errno, "create %s: %s", path, strerror(errno));
+				break;
+			}
+			if (file_bytes && write(fd, data, file_bytes) == (ssize_t)file_bytes)
+				made->bytes += file_bytes;
+			close(fd);
+			made->files++;
+		}
+	}
+	free(path);
+	return ret;
+}
+
+/* nftw has no user argument: the removal runs one at a time (a workload's
+ * main thread), so a file-scope counter is enough. */
+static struct pn_tree_stats *rm_stats;
+static int rm_err;
+
+static int rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_DP) {
+		if (rmdir(path) == 0) {
+			rm_stats->dirs++;
+			return 0;
+		}
+	} else if (unlink(path) == 0) {
+		rm_stats->files++;
+		rm_stats->bytes += (uint64_t)st->st_size;
+		return 0;
+	}
+	rm_err = pn_error(-errno, "remove %s: %s", path, strerror(errno));
+	return 1;
+}
+
+int pn_tree_remove(const char *root, struct pn_tree_stats *removed)
+{
+	memset(removed, 0, sizeof(*removed));
+	rm_stats = removed;
+	rm_err = 0;
+	if (nftw(root, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) < 0 && errno != ENOENT)
+		return pn_error(-errno, "remove %s: %s", root, strerror(errno));
+	rm_stats = NULL;
+	return rm_err;
+}
+
+/* --------------------------------------------------------- descriptors */
+
+static int fds_room(struct pn_fds *f, uint64_t more)
+{
+	struct rlimit rl;
+	uint64_t want = f->n + more + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return pn_error(-errno, "getrlimit(RLIMIT_NOFILE): %s", strerror(errno));
+	if (rl.rlim_cur < want) {
+		if (rl.rlim_max < want)
+			return pn_error(
+				-EMFILE,
+				"%llu descriptors needed, RLIMIT_NOFILE's hard limit is %llu",
+				(unsigned long long)want, (unsigned long long)rl.rlim_max);
+		rl.rlim_cur = want;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return pn_error(-errno, "setrlimit(RLIMIT_NOFILE, %llu): %s",
+					(unsigned long long)want, strerror(errno));
+	}
+	if (f->n + more > f->cap) {
+		f->cap = f->n + more;
+		f->fd = pn_xrealloc(f->fd, f->cap * sizeof(*f->fd));
+	}
+	return 0;
+}
+
+/* Queue up to len bytes on a non-blocking descriptor; returns bytes queued. */
+static size_t queue(int fd, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t w = write(fd, buf + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* EAGAIN: the buffer is full */
+		done += (size_t)w;
+	}
+	return done;
+}
+
+int pn_fds_sockets(struct pn_fds *f, uint64_t nsockets, size_t bytes_each)
+{
+	char *buf = pn_xcalloc(1, bytes_each ? bytes_each : 1);
+	int ret = fds_room(f, nsockets + 1);
+
+	for (uint64_t i = 0; !ret && i < (nsockets + 1) / 2; i++) {
+		int sv[2];
+
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv)) {
+			ret = pn_error(-errno, "socketpair (%llu made): %s",
+				       (unsigned long long)f->sockets, strerror(errno));
+			break;
+		}
+		f->fd[f->n++] = sv[0];
+		f->fd[f->n++] = sv[1];
+		f->sockets += 2;
+		f->queued_bytes += queue(sv[0], buf, bytes_each);
+	}
+	free(buf);
+	return ret;
+}
+
+int pn_fds_pipes(struct pn_fds *f, uint64_t npipes, size_t bytes_each)
+{
+	char *buf = pn_xcalloc(1, bytes_each ? bytes_each : 1);
+	int ret = fds_room(f, 2 * npipes);
+
+	for (uint64_t i = 0; !ret && i < npipes; i++) {
+		int p[2];
+
+		if (pipe2(p, O_NONBLOCK | O_CLOEXEC)) {
+			ret = pn_error(-errno, "pipe (%llu made): %s", (unsigned long long)f->pipes,
+				       strerror(errno));
+			break;
+		}
+		f->fd[f->n++] = p[0];
+		f->fd[f->n++] = p[1];
+		f->pipes++;
+		f->queued_bytes += queue(p[1], buf, bytes_each);
+	}
+	free(buf);
+	return ret;
+}
+
+void pn_fds_close(struct pn_fds *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		close(f->fd[i]);
+	free(f->fd);
+	memset(f, 0, sizeof(*f));
+}
+
+/* -------------------------------------------------------------- ticker */
+
+int pn_ticker_start(struct pn_ticker *t, const char *rel, const char *text, uint64_t interval_ms)
+{
+	memset(t, 0, sizeof(*t));
+	t->counts = mmap(NULL, 2 * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t->counts == MAP_FAILED) {
+		t->counts = NULL;
+		return pn_error(-errno, "ticker %s: mmap: %s", rel, strerror(errno));
+	}
+	fflush(NULL);
+	t->pid = fork();
+	if (t->pid < 0) {
+		int err = -errno;
+
+		munmap((void *)t->counts, 2 * sizeof(uint64_t));
+		t->counts = NULL;
+		t->pid = 0;
+		return pn_error(err, "ticker %s: fork: %s", rel, strerror(-err));
+	}
+	if (t->pid == 0) {
+		struct timespec ts = { (time_t)(interval_ms / 1000),
+				       (long)(interval_ms % 1000) * 1000000L };
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		for (;;) {
+			t->counts[0]++;
+			if (pn_write_text(rel, text) == 0)
+				t->counts[1]++;
+			nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+}
+
+void pn_ticker_stop(struct pn_ticker *t)
+{
+	if (t->pid > 0) {
+		kill(t->pid, SIGKILL);
+		while (waitpid(t->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		t->pid = 0;
+	}
+	if (t->counts) {
+		t->started = t->counts[0];
+		t->done = t->counts[1];
+		munmap((void *)t->counts, 2 * sizeof(uint64_t));
+		t->counts = NULL;
+	}
+}
+
+/* ------------------------------------------------------------ counters */
+
+struct kv_want {
+	const char *const *keys;
+	size_t n;
+	int64_t *vals;
+};
+
+static int kv_pick(void *arg, const char *key, int64_t val)
+{
+	struct kv_want *k = arg;
+
+	for (size_t i = 0; i < k->n; i++)
+		if (!strcmp(key, k->keys[i]))
+			k->vals[i] = val;
+	return 0;
+}
+
+static int kv_file(const char *rel, const char *const *keys, size_t n, int64_t *vals)
+{
+	struct kv_want k = { keys, n, vals };
+	char *buf = NULL;
+	size_t len;
+	int ret;
+
+	for (size_t i = 0; i < n; i++)
+		vals[i] = -1;
+	ret = pn_read_all(rel, &buf, &len);
+	if (ret)
+		return ret;
+	ret = pn_parse_kv(buf, kv_pick, &k);
+	free(buf);
+	return ret;
+}
+
+int pn_vmstat_read(const char *const *keys, size_t n, int64_t *vals)
+{
+	return kv_file("/proc/vmstat", keys, n, vals);
+}
+
+int pn_kv_file_get(const char *rel, const char *key, int64_t *val)
+{
+	const char *keys[1] = { key };
+	int ret = kv_file(rel, keys, 1, val);
+
+	if (!ret && *val < 0)
+		ret = -ENOENT;
+	return ret;
+}
