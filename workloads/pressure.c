@@ -82,8 +82,8 @@ static const struct pn_opt pressure_opts[] = {
 	  64 },
 	{ "duration", PN_OPT_DURATION, "0",
 	  "how long to run (at least one round); 0 = until stopped (background) or one round "
-	  "(foreground)", NULL, 0,
-	  86400000 },
+	  "(foreground)",
+	  NULL, 0, 86400000 },
 	{ "compact_interval", PN_OPT_DURATION, "1s", "kind compaction: time between runs", NULL, 1,
 	  3600000 },
 	{ "reclaim_share", PN_OPT_DOUBLE, "0.5",
@@ -116,7 +116,10 @@ static const struct pn_metric_decl pressure_metrics[] = {
 	{ "pipes", PN_UNIT_COUNT, PN_BETTER_NONE, PN_AGG_LAST, "pipes held open" },
 	{ "bytes_queued", PN_UNIT_BYTES, PN_BETTER_NONE, PN_AGG_LAST,
 	  "in socket and pipe buffers" },
-	{ "compaction_runs", PN_UNIT_COUNT, PN_BETTER_NONE, PN_AGG_SUM, "compact_memory writes" },
+	{ "compaction_runs", PN_UNIT_COUNT, PN_BETTER_NONE, PN_AGG_SUM,
+	  "compact_memory writes completed" },
+	{ "compaction_started", PN_UNIT_COUNT, PN_BETTER_NONE, PN_AGG_SUM,
+	  "compact_memory writes begun (the last one is cut short at the end)" },
 	{ "memory_high_bytes", PN_UNIT_BYTES, PN_BETTER_NONE, PN_AGG_LAST,
 	  "its cgroup's memory.high" },
 	{ "memory_high_events", PN_UNIT_COUNT, PN_BETTER_NONE, PN_AGG_SUM,
@@ -323,9 +326,11 @@ static bool ending(const struct pn_wl *w)
 	return pn_wl_should_stop(w) || (p->rounds && p->end_ns && pn_now_ns() >= p->end_ns);
 }
 
+/* A tree is finished unless the runner or a signal stops it: the one that
+ * stands at the end is whole. */
 static bool wl_stop(const void *arg)
 {
-	return ending(arg);
+	return pn_wl_should_stop(arg);
 }
 
 static void *touch_main(void *arg)
@@ -525,8 +530,11 @@ static void report_counts(struct pn_wl *w, struct pressure_priv *p)
 		pn_wl_metric(w, "pipes", "kind=sockets", (double)p->fds.pipes);
 		pn_wl_metric(w, "bytes_queued", "kind=sockets", (double)p->fds.queued_bytes);
 	}
-	if (p->kinds & KB(K_COMPACTION))
+	if (p->kinds & KB(K_COMPACTION)) {
 		pn_wl_metric(w, "compaction_runs", "kind=compaction", (double)p->compact.done);
+		pn_wl_metric(w, "compaction_started", "kind=compaction",
+			     (double)p->compact.started);
+	}
 	pn_wl_metric(w, "rounds", NULL, (double)p->rounds);
 }
 
