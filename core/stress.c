@@ -4,14 +4,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -20,222 +20,102 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/fs.h>
-#include <linux/loop.h>
-
 #include "procfs.h"
 #include "stress.h"
 
 #define IO_CHUNK (1u << 20)
 
-/* ------------------------------------------------------------ commands */
+/* -------------------------------------------------------------- memhog */
 
-int pn_run_quiet(char *const argv[])
+struct pn_memhog_thread {
+	pthread_t tid;
+	struct pn_memhog *h;
+	unsigned idx;
+	int cpu;
+	uint64_t pages;
+};
+
+static bool hog_stop(const struct pn_memhog *h)
 {
-	int status;
-	pid_t pid;
+	return h->stop || (h->stopfn && h->stopfn(h->arg));
+}
 
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return pn_error(-errno, "fork: %s", strerror(errno));
-	if (pid == 0) {
-		int fd = open("/dev/null", O_RDWR);
+static void *hog_main(void *arg)
+{
+	struct pn_memhog_thread *t = arg;
+	struct pn_memhog *h = t->h;
+	size_t npages = h->bytes / h->page_bytes;
+	size_t step = npages / h->nthreads;
+	cpu_set_t set;
 
-		if (fd >= 0) {
-			dup2(fd, 1);
-			dup2(fd, 2);
-		}
-		execvp(argv[0], argv);
-		_exit(127);
+	CPU_ZERO(&set);
+	CPU_SET(t->cpu, &set);
+	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	for (size_t i = 0; !hog_stop(h); i++) {
+		size_t pg = ((size_t)t->idx * step + i) % npages;
+
+		((volatile char *)h->addr)[pg * h->page_bytes] += 1;
+		t->pages++;
 	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return pn_error(-errno, "waitpid %s: %s", argv[0], strerror(errno));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return pn_error(-ENOENT, "%s: not found (install e2fsprogs)", argv[0]);
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return pn_error(-EIO, "%s %s failed (status 0x%x)", argv[0], argv[1] ? argv[1] : "",
-				(unsigned)status);
+	return NULL;
+}
+
+int pn_memhog_start(struct pn_memhog *h, size_t bytes, bool thp, unsigned nthreads, pn_stop_fn stop,
+		    const void *arg)
+{
+	long psz = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(h, 0, sizeof(*h));
+	h->page_bytes = psz > 0 ? (size_t)psz : 4096;
+	h->stopfn = stop;
+	h->arg = arg;
+	h->nthreads = nthreads ? nthreads : 1;
+	h->addr = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (h->addr == MAP_FAILED) {
+		h->addr = NULL;
+		return pn_error(-errno, "mmap %zu bytes: %s", bytes, strerror(errno));
+	}
+	h->bytes = bytes;
+	if (thp && madvise(h->addr, bytes, MADV_HUGEPAGE))
+		pn_warn("madvise(MADV_HUGEPAGE): %s", strerror(errno));
+	for (size_t o = 0; o < bytes && !hog_stop(h); o += h->page_bytes) {
+		h->addr[o] = 1;
+		h->faulted_bytes += h->page_bytes;
+	}
+	h->t = pn_xcalloc(h->nthreads, sizeof(*h->t));
+	for (unsigned i = 0; i < h->nthreads; i++) {
+		struct pn_memhog_thread *t = &h->t[i];
+
+		*t = (struct pn_memhog_thread){ .h = h,
+						.idx = i,
+						.cpu = ncpu > 0 ? (int)(i % ncpu) : 0 };
+		if (pthread_create(&t->tid, NULL, hog_main, t))
+			return pn_error(-EAGAIN, "cannot start memhog thread %u", i);
+		h->nstarted++;
+	}
 	return 0;
 }
 
-/* ------------------------------------------------------ scratch filesystem */
-
-static int mkfs(const char *target, const char *fstype)
+uint64_t pn_memhog_stop(struct pn_memhog *h)
 {
-	char *ext2[] = { "mke2fs", "-q", "-F", (char *)target, NULL };
-	char *other[] = { "mke2fs", "-q", "-F", "-t", (char *)fstype, (char *)target, NULL };
+	uint64_t pages = 0;
 
-	/* busybox's mke2fs (the guests) knows no -t; ext2 needs none */
-	return pn_run_quiet(strcmp(fstype, "ext2") ? other : ext2);
+	h->stop = 1;
+	for (unsigned i = 0; i < h->nstarted; i++)
+		pthread_join(h->t[i].tid, NULL);
+	h->nstarted = 0;
+	for (unsigned i = 0; h->t && i < h->nthreads; i++)
+		pages += h->t[i].pages;
+	return pages;
 }
 
-static int loop_attach(struct pn_scratch_fs *fs)
+void pn_memhog_free(struct pn_memhog *h)
 {
-	struct loop_config cfg;
-	int ctl, lfd = -1, ffd, ret = 0;
-
-	ffd = open(fs->image, O_RDWR | O_CLOEXEC);
-	if (ffd < 0)
-		return pn_error(-errno, "%s: %s", fs->image, strerror(errno));
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	if (ctl < 0) {
-		ret = pn_error(-errno,
-			       "/dev/loop-control: %s (loop devices unavailable: name a "
-			       "scratch block device with the device option)",
-			       strerror(errno));
-		goto out;
-	}
-	/* Another user may take the free device between the two calls: retry. */
-	for (int tries = 0; tries < 16; tries++) {
-		int n = ioctl(ctl, LOOP_CTL_GET_FREE);
-
-		if (n < 0) {
-			ret = pn_error(-errno, "LOOP_CTL_GET_FREE: %s", strerror(errno));
-			break;
-		}
-		snprintf(fs->dev, sizeof(fs->dev), "/dev/loop%d", n);
-		lfd = open(fs->dev, O_RDWR | O_CLOEXEC);
-		if (lfd < 0) {
-			ret = pn_error(-errno, "%s: %s", fs->dev, strerror(errno));
-			break;
-		}
-		memset(&cfg, 0, sizeof(cfg));
-		cfg.fd = (unsigned)ffd;
-		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
-		ret = ioctl(lfd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
-		if (ret == -EINVAL) { /* the backing filesystem refuses O_DIRECT */
-			cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR;
-			ret = ioctl(lfd, LOOP_CONFIGURE, &cfg) ? -errno : 0;
-		}
-		if (!ret) {
-			fs->loop = true;
-			fs->direct_io = cfg.info.lo_flags & LO_FLAGS_DIRECT_IO;
-			break;
-		}
-		close(lfd);
-		lfd = -1;
-		if (ret != -EBUSY) {
-			pn_error(ret, "%s: LOOP_CONFIGURE: %s", fs->dev, strerror(-ret));
-			break;
-		}
-	}
-	close(ctl);
-out:
-	close(ffd);
-	/* With autoclear the device detaches at its last close after umount;
-	 * the mount holds it from here on.  Kept open until mounted. */
-	return ret ? ret : lfd;
-}
-
-static int make_image(struct pn_scratch_fs *fs, const char *image_dir, uint64_t bytes)
-{
-	int fd;
-
-	snprintf(fs->image, sizeof(fs->image), "%s/pnbench-scratch-XXXXXX", image_dir);
-	fd = mkstemp(fs->image);
-	if (fd < 0) {
-		int err = -errno;
-
-		fs->image[0] = '\0';
-		return pn_error(err, "image_dir %s: cannot create an image file: %s", image_dir,
-				strerror(-err));
-	}
-	if (ftruncate(fd, (off_t)bytes)) {
-		int err = -errno;
-
-		close(fd);
-		return pn_error(err, "%s: ftruncate to %llu bytes: %s", fs->image,
-				(unsigned long long)bytes, strerror(-err));
-	}
-	close(fd);
-	return 0;
-}
-
-static int device_size(const char *dev, uint64_t *bytes)
-{
-	int fd = open(dev, O_RDONLY | O_CLOEXEC);
-	int ret = 0;
-
-	if (fd < 0)
-		return pn_error(-errno, "device %s: %s", dev, strerror(errno));
-	if (ioctl(fd, BLKGETSIZE64, bytes))
-		ret = pn_error(-errno, "device %s: not a block device (BLKGETSIZE64: %s)", dev,
-			       strerror(errno));
-	close(fd);
-	return ret;
-}
-
-int pn_scratch_fs_make(struct pn_scratch_fs *fs, const char *device, const char *image_dir,
-		       uint64_t bytes, const char *fstype)
-{
-	int lfd = -1, ret;
-
-	memset(fs, 0, sizeof(*fs));
-	snprintf(fs->fstype, sizeof(fs->fstype), "%s", fstype);
-	if (device && *device) {
-		snprintf(fs->dev, sizeof(fs->dev), "%s", device);
-		ret = device_size(device, &fs->bytes);
-		if (ret)
-			return ret;
-		if (fs->bytes < bytes)
-			return pn_error(-ENOSPC, "device %s holds %llu MiB, %llu MiB are needed",
-					device, (unsigned long long)(fs->bytes >> 20),
-					(unsigned long long)(bytes >> 20));
-		ret = mkfs(device, fstype);
-	} else {
-		fs->bytes = bytes;
-		ret = make_image(fs, image_dir, bytes);
-		if (!ret)
-			ret = mkfs(fs->image, fstype);
-		if (!ret) {
-			lfd = loop_attach(fs);
-			ret = lfd < 0 ? lfd : 0;
-		}
-	}
-	if (ret)
-		goto fail;
-	snprintf(fs->mnt, sizeof(fs->mnt), "%s/pnbench-mnt-XXXXXX",
-		 image_dir && *image_dir ? image_dir : "/tmp");
-	if (!mkdtemp(fs->mnt)) {
-		ret = pn_error(-errno, "mkdtemp %s: %s", fs->mnt, strerror(errno));
-		fs->mnt[0] = '\0';
-		goto fail;
-	}
-	if (mount(fs->dev, fs->mnt, fstype, MS_NOATIME, NULL)) {
-		ret = pn_error(-errno, "mount -t %s %s %s: %s", fstype, fs->dev, fs->mnt,
-			       strerror(errno));
-		goto fail;
-	}
-	fs->mounted = true;
-	if (lfd >= 0)
-		close(lfd);
-	return 0;
-fail:
-	if (lfd >= 0) {
-		ioctl(lfd, LOOP_CLR_FD, 0);
-		close(lfd);
-	}
-	pn_scratch_fs_remove(fs);
-	return ret;
-}
-
-void pn_scratch_fs_remove(struct pn_scratch_fs *fs)
-{
-	if (fs->mounted) {
-		/* A lazy detach if something still holds it; the loop device
-		 * then clears itself when the last user goes. */
-		if (umount2(fs->mnt, 0) && umount2(fs->mnt, MNT_DETACH))
-			pn_warn("umount %s: %s", fs->mnt, strerror(errno));
-		fs->mounted = false;
-	}
-	if (fs->mnt[0] && rmdir(fs->mnt) && errno != ENOENT)
-		pn_warn("rmdir %s: %s", fs->mnt, strerror(errno));
-	fs->mnt[0] = '\0';
-	if (fs->image[0] && unlink(fs->image) && errno != ENOENT)
-		pn_warn("unlink %s: %s", fs->image, strerror(errno));
-	fs->image[0] = '\0';
+	pn_memhog_stop(h);
+	free(h->t);
+	if (h->addr)
+		munmap(h->addr, h->bytes);
+	memset(h, 0, sizeof(*h));
 }
 
 /* ------------------------------------------------------- pattern files */

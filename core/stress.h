@@ -17,32 +17,30 @@
 #include <sys/types.h>
 
 /*
- * A scratch filesystem: mkfs on a block device named by the user, or on a
- * sparse image file in a directory, loop-mounted (LOOP_CONFIGURE, direct
- * I/O where the backing filesystem allows it, autoclear) on a fresh
- * directory.  tmpfs would hide the page-cache case (its pages are shmem).
+ * Anonymous memory, memhog style: mapped, faulted in page by page (until
+ * stop says so), then re-touched by nthreads threads, thread i pinned to
+ * CPU i % ncpu, each starting at its own slice and walking the whole
+ * region, so that every page is touched from several CPUs (NUMA hinting
+ * faults).  The memory stays mapped after pn_memhog_stop().
  */
-struct pn_scratch_fs {
-	char mnt[PATH_MAX];   /* mount point ("" = none) */
-	char image[PATH_MAX]; /* image file we made ("" = none) */
-	char dev[PATH_MAX];   /* the block device mounted */
-	char fstype[32];
-	bool mounted;
-	bool loop;	/* dev is a loop device we configured */
-	bool direct_io; /* the loop device reads its image with O_DIRECT */
-	uint64_t bytes; /* filesystem size */
+struct pn_memhog_thread;
+typedef bool (*pn_stop_fn)(const void *arg);
+struct pn_memhog {
+	char *addr;
+	size_t bytes, page_bytes;
+	uint64_t faulted_bytes;
+	unsigned nthreads, nstarted;
+	struct pn_memhog_thread *t;
+	volatile int stop;
+	pn_stop_fn stopfn;
+	const void *arg;
 };
-
-/* Make and mount it.  device "" = an image of `bytes` in image_dir.  On
- * failure everything made so far is undone.  Needs root. */
-int pn_scratch_fs_make(struct pn_scratch_fs *fs, const char *device, const char *image_dir,
-		       uint64_t bytes, const char *fstype);
-/* Unmount and remove what pn_scratch_fs_make() made; safe on a zeroed or
- * half-made struct and when called twice. */
-void pn_scratch_fs_remove(struct pn_scratch_fs *fs);
-
-/* Run argv (PATH search) with stdout/stderr to /dev/null; 0 when it exits 0. */
-int pn_run_quiet(char *const argv[]);
+int pn_memhog_start(struct pn_memhog *h, size_t bytes, bool thp, unsigned nthreads, pn_stop_fn stop,
+		    const void *arg);
+/* Join the threads; returns the pages they touched. */
+uint64_t pn_memhog_stop(struct pn_memhog *h);
+/* Stop, unmap, free; safe on a zeroed struct and twice. */
+void pn_memhog_free(struct pn_memhog *h);
 
 /*
  * Write `bytes` of a pattern derived from seed to path (created or
@@ -62,7 +60,6 @@ int pn_file_verify(const char *path, uint64_t bytes, uint64_t seed, bool drop, u
  * nested directories.  Stops early (with what it made, returning 0) when
  * stop(arg) says so; stop may be NULL.
  */
-typedef bool (*pn_stop_fn)(const void *arg);
 struct pn_tree_stats {
 	uint64_t files, dirs, bytes;
 };

@@ -27,8 +27,6 @@
  * the runner) makes the filesystem, teardown() in the runner removes it.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +36,7 @@
 
 #include "placement.h"
 #include "procfs.h"
+#include "scratchfs.h"
 #include "stress.h"
 #include "workload.h"
 
@@ -130,14 +129,6 @@ static const struct pn_metric_decl pressure_metrics[] = {
 	{ NULL },
 };
 
-struct toucher {
-	pthread_t tid;
-	struct pn_wl *w;
-	unsigned idx;
-	int cpu;
-	uint64_t pages;
-};
-
 struct pressure_priv {
 	unsigned kinds;
 	size_t page_bytes;
@@ -148,17 +139,15 @@ struct pressure_priv {
 	double reclaim_share;
 	struct pn_scratch_fs fs;
 	/* child state */
-	char *anon;
+	struct pn_memhog hog;
+	uint64_t touched_pages;
 	struct pn_fds fds;
 	struct pn_ticker compact;
-	struct toucher *tw;
-	size_t nstarted;
-	volatile int threads_stop;
 	unsigned tree_gen; /* the tree that stands: t<tree_gen-1> */
 	uint64_t end_ns;   /* duration's end, 0 = none */
 	bool cut;	   /* a round was cut short by the end */
 	/* what it did */
-	uint64_t anon_faulted, pc_written, pc_read, pc_bad, rounds, high_bytes;
+	uint64_t pc_written, pc_read, pc_bad, rounds, high_bytes;
 	struct pn_tree_stats made, removed;
 	int64_t vm0[NVM], high0;
 };
@@ -333,65 +322,6 @@ static bool wl_stop(const void *arg)
 	return pn_wl_should_stop(arg);
 }
 
-static void *touch_main(void *arg)
-{
-	struct toucher *t = arg;
-	struct pressure_priv *p = t->w->priv;
-	size_t npages = p->anon_bytes / p->page_bytes;
-	size_t step = p->nthreads ? npages / p->nthreads : 0;
-	cpu_set_t set;
-
-	CPU_ZERO(&set);
-	CPU_SET(t->cpu, &set);
-	(void)pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	/* Each thread starts at its own slice and walks the whole region, so
-	 * every page is touched from several CPUs (NUMA hinting faults). */
-	for (size_t i = 0; !p->threads_stop && !pn_wl_should_stop(t->w); i++) {
-		size_t pg = ((size_t)t->idx * step + i) % npages;
-
-		((volatile char *)p->anon)[pg * p->page_bytes] += 1;
-		t->pages++;
-	}
-	return NULL;
-}
-
-static int anon_start(struct pn_wl *w, struct pressure_priv *p)
-{
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-
-	p->anon = mmap(NULL, p->anon_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-		       0);
-	if (p->anon == MAP_FAILED) {
-		p->anon = NULL;
-		return pn_error(-errno, "workload pressure: mmap %llu bytes: %s",
-				(unsigned long long)p->anon_bytes, strerror(errno));
-	}
-	if ((p->kinds & KB(K_THP)) && madvise(p->anon, p->anon_bytes, MADV_HUGEPAGE))
-		pn_res_note(&w->res, "madvise(MADV_HUGEPAGE): %s", strerror(errno));
-	for (uint64_t o = 0; o < p->anon_bytes && !ending(w); o += p->page_bytes) {
-		p->anon[o] = 1;
-		p->anon_faulted += p->page_bytes;
-	}
-	p->tw = pn_xcalloc(p->nthreads, sizeof(*p->tw));
-	for (unsigned i = 0; i < p->nthreads; i++) {
-		struct toucher *t = &p->tw[i];
-
-		*t = (struct toucher){ .w = w, .idx = i, .cpu = ncpu > 0 ? (int)(i % ncpu) : 0 };
-		if (pthread_create(&t->tid, NULL, touch_main, t))
-			return pn_error(-EAGAIN, "workload pressure: cannot start thread %u", i);
-		p->nstarted++;
-	}
-	return 0;
-}
-
-static void anon_stop(struct pressure_priv *p)
-{
-	p->threads_stop = 1;
-	for (size_t i = 0; i < p->nstarted; i++)
-		pthread_join(p->tw[i].tid, NULL);
-	p->nstarted = 0;
-}
-
 /* memory.high of its own leaf (cgroup v2) below the working set. */
 static void reclaim_start(struct pn_wl *w, struct pressure_priv *p)
 {
@@ -499,10 +429,6 @@ static int rounds(struct pn_wl *w, struct pressure_priv *p, uint64_t t0)
 
 static void report_counts(struct pn_wl *w, struct pressure_priv *p)
 {
-	uint64_t touched = 0;
-
-	for (size_t i = 0; p->tw && i < p->nthreads; i++)
-		touched += p->tw[i].pages;
 	for (unsigned k = 0; k < NK; k++) {
 		char lab[48];
 
@@ -510,8 +436,8 @@ static void report_counts(struct pn_wl *w, struct pressure_priv *p)
 		pn_wl_metric(w, "active", lab, (p->kinds & KB(k)) ? 1.0 : 0.0);
 	}
 	if (p->kinds & ANON_KINDS) {
-		pn_wl_metric(w, "bytes", "kind=anon", (double)p->anon_faulted);
-		pn_wl_metric(w, "pages_touched", "kind=anon", (double)touched);
+		pn_wl_metric(w, "bytes", "kind=anon", (double)p->hog.faulted_bytes);
+		pn_wl_metric(w, "pages_touched", "kind=anon", (double)p->touched_pages);
 	}
 	if (p->kinds & KB(K_PAGECACHE)) {
 		pn_wl_metric(w, "bytes", "kind=pagecache", (double)p->pc_bytes);
@@ -601,7 +527,8 @@ static int pressure_run(struct pn_wl *w)
 	if (p->kinds & KB(K_RECLAIM))
 		reclaim_start(w, p);
 	if (p->kinds & ANON_KINDS)
-		ret = anon_start(w, p);
+		ret = pn_memhog_start(&p->hog, p->anon_bytes, p->kinds & KB(K_THP), p->nthreads,
+				      wl_stop, w);
 	if (!ret && p->nsockets)
 		ret = pn_fds_sockets(&p->fds, p->nsockets, p->queue_bytes);
 	if (!ret && p->npipes)
@@ -612,7 +539,7 @@ static int pressure_run(struct pn_wl *w)
 	if (!ret)
 		ret = rounds(w, p, t0);
 	pn_ticker_stop(&p->compact);
-	anon_stop(p);
+	p->touched_pages = pn_memhog_stop(&p->hog);
 	report_counts(w, p);
 	report_kernel(w, p);
 	report_checks(w, p, p->cut);
@@ -632,12 +559,7 @@ static void release_run(struct pressure_priv *p)
 	struct pn_tree_stats s;
 
 	pn_ticker_stop(&p->compact);
-	anon_stop(p);
-	free(p->tw);
-	p->tw = NULL;
-	if (p->anon)
-		munmap(p->anon, p->anon_bytes);
-	p->anon = NULL;
+	pn_memhog_free(&p->hog);
 	pn_fds_close(&p->fds);
 	if (!p->fs.mounted)
 		return;

@@ -27,6 +27,7 @@
 
 #include "params.h"
 #include "pn.h"
+#include "scratchfs.h"
 #include "stress.h"
 #include "workload.h"
 
