@@ -46,6 +46,7 @@ static void *hog_main(void *arg)
 	struct pn_memhog *h = t->h;
 	size_t npages = h->bytes / h->page_bytes;
 	size_t step = npages / h->nthreads;
+	struct timespec pause = { 0, 1000000L };
 	cpu_set_t set;
 
 	CPU_ZERO(&set);
@@ -56,6 +57,9 @@ static void *hog_main(void *arg)
 
 		((volatile char *)h->addr)[pg * h->page_bytes] += 1;
 		t->pages++;
+		/* A duty cycle: the workload's other kinds share these CPUs. */
+		if (!(i % 1024))
+			nanosleep(&pause, NULL);
 	}
 	return NULL;
 }

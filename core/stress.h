@@ -21,7 +21,8 @@
  * stop says so), then re-touched by nthreads threads, thread i pinned to
  * CPU i % ncpu, each starting at its own slice and walking the whole
  * region, so that every page is touched from several CPUs (NUMA hinting
- * faults).  The memory stays mapped after pn_memhog_stop().
+ * faults); they pause 1 ms every 1024 pages, leaving the CPUs to the rest
+ * of the workload.  The memory stays mapped after pn_memhog_stop().
  */
 struct pn_memhog_thread;
 typedef bool (*pn_stop_fn)(const void *arg);

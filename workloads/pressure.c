@@ -147,7 +147,7 @@ struct pressure_priv {
 	uint64_t end_ns;   /* duration's end, 0 = none */
 	bool cut;	   /* a round was cut short by the end */
 	/* what it did */
-	uint64_t pc_written, pc_read, pc_bad, rounds, high_bytes;
+	uint64_t pc_held, pc_written, pc_read, pc_bad, rounds, high_bytes;
 	struct pn_tree_stats made, removed;
 	int64_t vm0[NVM], high0;
 };
@@ -368,6 +368,8 @@ static int pagecache_round(struct pn_wl *w, struct pressure_priv *p)
 		snprintf(path, sizeof(path), "%s/pc%zu", p->fs.mnt, i);
 		ret = pn_file_fill(path, n, seed, &wr);
 		p->pc_written += wr;
+		if (!ret && off + n > p->pc_held)
+			p->pc_held = off + n; /* files stay from round to round */
 		if (!ret)
 			ret = pn_file_verify(path, n, seed, true, &rd, &bad);
 		if (!ret) {
@@ -440,7 +442,7 @@ static void report_counts(struct pn_wl *w, struct pressure_priv *p)
 		pn_wl_metric(w, "pages_touched", "kind=anon", (double)p->touched_pages);
 	}
 	if (p->kinds & KB(K_PAGECACHE)) {
-		pn_wl_metric(w, "bytes", "kind=pagecache", (double)p->pc_bytes);
+		pn_wl_metric(w, "bytes", "kind=pagecache", (double)p->pc_held);
 		pn_wl_metric(w, "bytes_written", "kind=pagecache", (double)p->pc_written);
 		pn_wl_metric(w, "bytes_read", "kind=pagecache", (double)p->pc_read);
 		pn_wl_metric(w, "bad_bytes", "kind=pagecache", (double)p->pc_bad);
