@@ -197,7 +197,7 @@ int pn_file_verify(const char *path, uint64_t bytes, uint64_t seed, bool drop, u
 		if (r == 0)
 			break;
 		pattern(want, (size_t)r, *read_bytes, seed);
-		if (memcmp(buf, want, (size_t)r))
+		if (memcmp(buf, want, (size_t)r) != 0)
 			for (size_t i = 0; i < (size_t)r; i++)
 				*bad += buf[i] != want[i];
 		*read_bytes += (uint64_t)r;

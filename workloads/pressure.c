@@ -175,7 +175,7 @@ static int parse_kinds(const char *s, unsigned *kinds)
 			*kinds |= KB(NK) - 1;
 			continue;
 		}
-		for (k = 0; k < NK && strcmp(tok, kind_names[k]); k++)
+		for (k = 0; k < NK && strcmp(tok, kind_names[k]) != 0; k++)
 			;
 		if (k == NK)
 			return pn_error(
@@ -472,7 +472,7 @@ static void report_kernel(struct pn_wl *w, struct pressure_priv *p)
 
 	if (p->high_bytes) {
 		char rel[PATH_MAX + 16];
-		int64_t h1;
+		int64_t h1 = -1;
 
 		pn_wl_metric(w, "memory_high_bytes", "kind=reclaim", (double)p->high_bytes);
 		snprintf(rel, sizeof(rel), "%s/memory.events", w->cgroup_path);

@@ -81,7 +81,7 @@ static double mval(const struct pn_res *r, const char *name, const char *label)
 		const cJSON *labels = cJSON_GetObjectItem(m, "labels"), *l;
 		char buf[96] = "";
 
-		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name))
+		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
 			continue;
 		l = labels ? labels->child : NULL;
 		if (l)
@@ -138,7 +138,7 @@ static int entries(const char *dir)
 	if (!d)
 		return -1;
 	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
 	closedir(d);
 	return n;
 }
@@ -251,7 +251,7 @@ static void test_option_table(void **state)
 	for (size_t i = 0; i < PN_ARRAY_SIZE(names); i++) {
 		const struct pn_opt *o = W->opts;
 
-		while (o->name && strcmp(o->name, names[i]))
+		while (o->name && strcmp(o->name, names[i]) != 0)
 			o++;
 		assert_non_null(o->name);
 		assert_non_null(o->def);
