@@ -380,7 +380,8 @@ static int pagecache_round(struct pn_wl *w, struct pressure_priv *p)
 	return ret;
 }
 
-/* A new tree, then the previous one removed: one tree stands at the end. */
+/* A new tree, then the previous one removed: one whole tree stands at the
+ * end (or the first one, cut short). */
 static int slab_round(struct pn_wl *w, struct pressure_priv *p)
 {
 	struct pn_tree_stats s;
@@ -391,12 +392,15 @@ static int slab_round(struct pn_wl *w, struct pressure_priv *p)
 	ret = pn_tree_make(root, p->tree_files, p->depth, 64, wl_stop, w, &s);
 	p->made.files += s.files;
 	p->made.dirs += s.dirs;
-	p->tree_gen++;
 	p->cut |= s.files < p->tree_files;
-	if (ret || p->tree_gen < 2)
+	/* Cut short by a stop: the previous whole tree stays, this one goes. */
+	if (!ret && s.files < p->tree_files && p->tree_gen)
+		ret = pn_tree_remove(root, &s);
+	else if (!ret && ++p->tree_gen >= 2) {
+		snprintf(root, sizeof(root), "%s/t%u", p->fs.mnt, p->tree_gen - 2);
+		ret = pn_tree_remove(root, &s);
+	} else
 		return ret;
-	snprintf(root, sizeof(root), "%s/t%u", p->fs.mnt, p->tree_gen - 2);
-	ret = pn_tree_remove(root, &s);
 	p->removed.files += s.files;
 	p->removed.dirs += s.dirs;
 	return ret;
