@@ -19,8 +19,7 @@
  *   reclaim         its own cgroup's memory.high (v2) set below the working
  *                   set: anon + slab + reclaim_share of the page cache
  * Every kind reports what it did (bytes, files, sockets, compaction runs,
- * /proc/vmstat deltas such as numa_pte_updates), so a leak can be put next
- * to the pressure that was active.
+ * vmstat deltas such as numa_pte_updates): which pressure was active.
  *
  * A background instance runs until the runner stops it (or `duration`); a
  * foreground one runs `duration`, or one round when that is 0.  setup() (in
@@ -406,16 +405,10 @@ static int slab_round(struct pn_wl *w, struct pressure_priv *p)
 	return ret;
 }
 
-static void sleep_ms(unsigned ms)
-{
-	struct timespec ts = { 0, (long)ms * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
 static int rounds(struct pn_wl *w, struct pressure_priv *p, uint64_t t0)
 {
 	bool forever = !p->duration_ms && w->background;
+	struct timespec idle = { 0, 20000000L };
 	int ret = 0;
 
 	p->end_ns = p->duration_ms ? t0 + p->duration_ms * 1000000ULL : 0;
@@ -428,7 +421,7 @@ static int rounds(struct pn_wl *w, struct pressure_priv *p, uint64_t t0)
 			break;
 		p->rounds++;
 		if (!(p->kinds & FS_KINDS))
-			sleep_ms(20); /* nothing to do but let the threads touch */
+			nanosleep(&idle, NULL); /* nothing to do but let the threads touch */
 	} while (!ending(w) && (forever || p->end_ns));
 	return ret;
 }
