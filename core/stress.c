@@ -21,7 +21,9 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "result.h"
 #include "stress.h"
+#include "topology.h"
 
 #define IO_CHUNK (1u << 20)
 
@@ -503,6 +505,24 @@ int pn_vmstat_read(const char *const *keys, size_t n, int64_t *vals)
 	return kv_file("/proc/vmstat", keys, n, vals);
 }
 
+int pn_vmstat_report(struct pn_res *r, const char *metric, const char *const *keys, size_t n,
+		     const int64_t *before)
+{
+	int64_t *now = pn_xcalloc(n ? n : 1, sizeof(*now));
+	int ret = pn_vmstat_read(keys, n, now);
+
+	for (size_t i = 0; !ret && i < n; i++) {
+		char lab[96];
+
+		if (before[i] < 0 || now[i] < 0)
+			continue;
+		snprintf(lab, sizeof(lab), "counter=%s", keys[i]);
+		pn_res_metric(r, metric, lab, (double)(now[i] - before[i]));
+	}
+	free(now);
+	return ret;
+}
+
 int pn_kv_file_get(const char *rel, const char *key, int64_t *val)
 {
 	const char *keys[1] = { key };
@@ -510,5 +530,45 @@ int pn_kv_file_get(const char *rel, const char *key, int64_t *val)
 
 	if (!ret && *val < 0)
 		ret = -ENOENT;
+	return ret;
+}
+
+int pn_general_available(const struct pn_topology *t, uint64_t *bytes, uint64_t *private_free_bytes)
+{
+	int ret = pn_mem_available(bytes);
+
+	*private_free_bytes = 0;
+	if (ret || !t)
+		return ret;
+	for (int i = 0; i < t->nnodes; i++) {
+		struct pn_nodemem m;
+
+		if (!t->nodes[i].has_private_memory || pn_nodemem_read(t->nodes[i].id, &m) ||
+		    m.free <= 0)
+			continue;
+		*private_free_bytes += (uint64_t)m.free;
+	}
+	*bytes = *bytes > *private_free_bytes ? *bytes - *private_free_bytes : 0;
+	return 0;
+}
+
+static int swap_cb(void *arg, const char *key, int64_t val)
+{
+	if (!strcmp(key, "SwapTotal"))
+		*(uint64_t *)arg = val > 0 ? (uint64_t)val : 0;
+	return 0;
+}
+
+int pn_swap_total(uint64_t *bytes)
+{
+	char *buf = NULL;
+	size_t len;
+	int ret;
+
+	*bytes = 0;
+	ret = pn_read_all("/proc/meminfo", &buf, &len);
+	if (!ret)
+		ret = pn_parse_meminfo(buf, swap_cb, bytes);
+	free(buf);
 	return ret;
 }

@@ -99,8 +99,26 @@ struct pn_ticker {
 int pn_ticker_start(struct pn_ticker *t, const char *rel, const char *text, uint64_t interval_ms);
 void pn_ticker_stop(struct pn_ticker *t);
 
+/*
+ * MemAvailable as general allocations see it: on a kernel with private
+ * memory nodes (has_private_memory), their free memory is counted in
+ * MemAvailable, but no general allocation can have it, so it is taken out
+ * (*private_free_bytes says how much).  t may be NULL (plain MemAvailable).
+ */
+struct pn_topology;
+int pn_general_available(const struct pn_topology *t, uint64_t *bytes,
+			 uint64_t *private_free_bytes);
+/* SwapTotal of /proc/meminfo, bytes. */
+int pn_swap_total(uint64_t *bytes);
+
 /* /proc/vmstat counters by name: vals[i] = value of keys[i], -1 if absent. */
 int pn_vmstat_read(const char *const *keys, size_t n, int64_t *vals);
+/* Report each counter's growth since before[] (from pn_vmstat_read) as
+ * metric `metric` labelled counter=<key>; counters absent either time are
+ * left out. */
+struct pn_res;
+int pn_vmstat_report(struct pn_res *r, const char *metric, const char *const *keys, size_t n,
+		     const int64_t *before);
 /* One key of a "key value" file (memory.events, memory.stat ...); -ENOENT if absent. */
 int pn_kv_file_get(const char *rel, const char *key, int64_t *val);
 

@@ -133,6 +133,7 @@ struct pressure_priv {
 	size_t page_bytes;
 	uint64_t anon_bytes, pc_bytes, tree_files, nsockets, npipes, queue_bytes;
 	uint64_t duration_ms, compact_ms;
+	uint64_t general_bytes; /* MemAvailable less the private nodes' free memory */
 	unsigned depth, nthreads;
 	size_t pc_nfiles;
 	double reclaim_share;
@@ -193,6 +194,7 @@ static int parse_kinds(const char *s, unsigned *kinds)
 /* Knobs and kernel features a kind needs; -EOPNOTSUPP says which is missing. */
 static int ask_knobs(struct pn_wl *w, const struct pressure_priv *p)
 {
+	uint64_t swap = 0;
 	int ret = 0;
 
 	if (p->kinds & KB(K_NUMA)) {
@@ -214,6 +216,10 @@ static int ask_knobs(struct pn_wl *w, const struct pressure_priv *p)
 		if (!ret)
 			ret = pn_wl_knob(w, "thp.khugepaged.pages_to_scan", "4096");
 	}
+	/* reclaim: swap out through zswap where both are there */
+	if (!ret && (p->kinds & KB(K_RECLAIM)) && !pn_swap_total(&swap) && swap &&
+	    pn_exists("/sys/module/zswap/parameters/enabled"))
+		ret = pn_wl_knob(w, "zswap.enabled", "Y");
 	if (!ret && (p->kinds & KB(K_COMPACTION)) && !pn_exists("/proc/sys/vm/compact_memory"))
 		return pn_error(-EOPNOTSUPP, "workload pressure: kinds compaction: no "
 					     "/proc/sys/vm/compact_memory (CONFIG_COMPACTION)");
@@ -226,10 +232,11 @@ static int plan(struct pn_wl *w, struct pressure_priv *p, uint64_t *fs_bytes)
 	double anon_share = pn_param_double(&w->params, "anon_share");
 	double pc_share = pn_param_double(&w->params, "pagecache_share");
 	uint64_t avail, ndirs;
-	int ret = pn_mem_available(&avail);
+	int ret = pn_general_available(w->topo, &p->general_bytes, &avail);
 
 	if (ret)
 		return pn_error(ret, "workload pressure: cannot read MemAvailable");
+	avail += p->general_bytes; /* the same bytes on every kernel */
 	if ((p->kinds & ANON_KINDS) && anon_share <= 0.0)
 		return pn_error(-EINVAL, "workload pressure: anon_share must be > 0 for kinds "
 					 "anon, thp and numa_balancing");
@@ -289,6 +296,15 @@ static int pressure_setup(struct pn_wl *w)
 	if (w->max_mem_share > 0.0 && w->max_mem_share < share)
 		share = w->max_mem_share;
 	ret = pn_mem_guard(w->mem_bytes, share, "workload pressure: anon_share + pagecache_share");
+	/* On private nodes' kernels MemAvailable counts their free memory; what
+	 * cannot be reclaimed must fit in what general allocations can use. */
+	if (!ret && p->anon_bytes > (uint64_t)(share * (double)p->general_bytes))
+		ret = pn_error(-ENOMEM,
+			       "workload pressure: anon_share: %llu MiB of anonymous memory is "
+			       "over %.0f%% of the %llu MiB general allocations can use "
+			       "(MemAvailable less the private nodes' free memory)",
+			       (unsigned long long)(p->anon_bytes >> 20), share * 100,
+			       (unsigned long long)(p->general_bytes >> 20));
 	if (!ret)
 		ret = ask_knobs(w, p);
 	if (!ret && (p->kinds & FS_KINDS))
@@ -465,8 +481,11 @@ static void report_counts(struct pn_wl *w, struct pressure_priv *p)
 
 static void report_kernel(struct pn_wl *w, struct pressure_priv *p)
 {
-	int64_t vm1[NVM];
+	uint64_t swap = 0;
 
+	if ((p->kinds & KB(K_RECLAIM)) && !pn_swap_total(&swap) && !swap)
+		pn_res_note(&w->res,
+			    "kind reclaim: no swap here, only page cache can be reclaimed");
 	if (p->high_bytes) {
 		char rel[PATH_MAX + 16];
 		int64_t h1 = -1;
@@ -477,16 +496,7 @@ static void report_kernel(struct pn_wl *w, struct pressure_priv *p)
 			pn_wl_metric(w, "memory_high_events", "kind=reclaim",
 				     (double)(h1 - p->high0));
 	}
-	if (pn_vmstat_read(vm_keys, NVM, vm1))
-		return;
-	for (size_t i = 0; i < NVM; i++) {
-		char lab[64];
-
-		if (p->vm0[i] < 0 || vm1[i] < 0)
-			continue;
-		snprintf(lab, sizeof(lab), "counter=%s", vm_keys[i]);
-		pn_wl_metric(w, "vmstat_delta", lab, (double)(vm1[i] - p->vm0[i]));
-	}
+	pn_vmstat_report(&w->res, "vmstat_delta", vm_keys, NVM, p->vm0);
 }
 
 /* Checks on what it did: the data came back, the trees were as planned. */

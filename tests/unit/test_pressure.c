@@ -28,7 +28,9 @@
 #include "params.h"
 #include "pn.h"
 #include "scratchfs.h"
+#include "procfs.h"
 #include "stress.h"
+#include "topology.h"
 #include "workload.h"
 
 extern const struct pn_workload pn_workload_pressure;
@@ -517,6 +519,69 @@ static void test_scratch_errors(void **state)
 	assert_int_equal(entries(imgdir), 0);
 }
 
+/* Run fn with stderr captured into buf (for checking error messages). */
+static int capture_stderr(int (*fn)(struct pn_wl *), struct pn_wl *w, char *buf, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), ret;
+	size_t n;
+
+	assert_non_null(tmp);
+	fflush(stderr);
+	dup2(fileno(tmp), 2);
+	pn_log_level = PN_LOG_ERROR;
+	ret = fn(w);
+	pn_log_level = PN_LOG_QUIET;
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(tmp);
+	n = fread(buf, 1, len - 1, tmp);
+	buf[n] = '\0';
+	fclose(tmp);
+	return ret;
+}
+
+/* A kernel with private nodes counts their free memory in MemAvailable:
+ * sizes stay the same, but anonymous memory must fit in the rest.  Node 0
+ * plays the private node here. */
+static void test_private_nodes_budget(void **state)
+{
+	struct pn_node_info ni = { .id = 0, .has_private_memory = true };
+	struct pn_topology t = { .nnodes = 1, .nodes = &ni };
+	uint64_t avail = 0, gen = 0, priv = 0;
+	char json[128], msg[1024];
+	struct ctx c;
+
+	(void)state;
+	assert_int_equal(pn_mem_available(&avail), 0);
+	assert_int_equal(pn_general_available(&t, &gen, &priv), 0);
+	assert_true(priv > 0);
+	/* one reading apart: within 5 % of MemAvailable */
+	assert_true(gen + priv > avail * 95 / 100 && gen + priv < avail * 105 / 100);
+	assert_int_equal(pn_general_available(NULL, &gen, &priv), 0);
+	assert_int_equal(priv, 0);
+	assert_int_equal(pn_general_available(&t, &gen, &priv), 0);
+	if (priv < avail / 20) {
+		print_message(
+			"SKIP: node 0 has little free memory (%llu MiB), the case needs room\n",
+			(unsigned long long)(priv >> 20));
+		skip();
+	}
+	/* within the 50 % of MemAvailable, over 50 % of what is general */
+	snprintf(json, sizeof(json), "{\"kinds\":\"anon\",\"anon_share\":%.4f}",
+		 0.25 * (1.0 + (double)gen / (double)(gen + priv)));
+	ctx_init(&c, json);
+	c.w.topo = &t;
+	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -ENOMEM);
+	assert_non_null(strstr(msg, "general allocations can use"));
+	ctx_fini(&c);
+	ctx_init(&c, "{\"kinds\":\"anon\",\"anon_share\":0.001}");
+	c.w.topo = &t;
+	assert_int_equal(W->setup(&c.w), 0);
+	ctx_fini(&c);
+}
+
 static void test_stop(void **state)
 {
 	struct ctx c;
@@ -556,6 +621,7 @@ int main(void)
 		cmocka_unit_test_teardown(test_compaction, cleanup),
 		cmocka_unit_test_teardown(test_reclaim_without_v2, cleanup),
 		cmocka_unit_test_teardown(test_scratch_errors, cleanup),
+		cmocka_unit_test_teardown(test_private_nodes_budget, cleanup),
 		cmocka_unit_test_teardown(test_stop, cleanup),
 	};
 	int ret;
