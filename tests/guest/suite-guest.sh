@@ -42,6 +42,15 @@ run quiet /guest/quiet.json $ROLE
 # shellcheck disable=SC2086
 run explicit /guest/explicit.json $ROLE
 
+# ---- pressure (workloads/pressure.c) -------------------------------------
+# General pressure of every kind beside explicit allocations on the devices
+# (anon + NUMA balancing, page cache on /dev/pmem0, slab trees, sockets,
+# memory.high; THP + compaction in the background).  Its teardown unmounts
+# the disk again, so it runs before the storm below takes /dev/pmem0.
+# shellcheck disable=SC2086
+run pressure /guest/pressure.json $ROLE
+# ---- end pressure ---------------------------------------------------------
+
 # A general allocation storm: page cache 1.3x the DRAM that is free, on an
 # ext2 scratch disk, plus anon; pnbench watches with --exec.
 mke2fs -q /dev/pmem0 && mkdir -p /mnt/scratch && mount -t ext2 /dev/pmem0 /mnt/scratch

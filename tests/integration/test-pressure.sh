@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The pressure workload through the runner on the machine at hand: in the
+# background of a phase (stopped when the foreground is done) and in the
+# foreground for a duration, in child processes and cgroup leaves; what it
+# reports matches what it did (bytes written = re-read, trees, sockets), the
+# knobs it asks for are set during the phase and restored after it, and the
+# scratch filesystem (loop device, mount, image) is gone after the run, also
+# after SIGINT.  TAP output; without root or loop devices it SKIPs.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+PN=${PNBENCH_BIN:-build/pnbench}
+PY=/usr/bin/python3
+T=$(mktemp -d /var/tmp/pnbench-pressure.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
+expect() { # expect DESC DETAIL CMD...
+	local d=$1 detail=$2
+	shift 2
+	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
+}
+json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+# metric NAME LABEL of the pressure workload with role ROLE
+metric() {
+	json "$1" "[m['value'] for ph in d['points'][0]['iterations'][0]['phases'] for w in ph['workloads'] if w['workload'] == 'pressure' and w['role'] == '$2' for m in w['metrics'] if m['name'] == '$3' and ','.join('%s=%s' % kv for kv in m['labels'].items()) == '$4'][0]"
+}
+leftovers() { # mounts, loop devices and images of ours under $T
+	local m l f
+	m=$(grep -c "$T" /proc/self/mounts)
+	l=$(losetup -a 2>/dev/null | grep -c "$T")
+	f=$(find "$T/img" -mindepth 1 2>/dev/null | wc -l)
+	echo $((m + l + f))
+}
+
+[ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
+[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root (mounts a scratch filesystem, sets knobs)"; exit 4; }
+[ -w /dev/loop-control ] || { echo "1..0 # SKIP no /dev/loop-control (loop devices)"; exit 4; }
+command -v mke2fs >/dev/null || { echo "1..0 # SKIP mke2fs not installed (e2fsprogs)"; exit 4; }
+mkdir -p "$T/img"
+nb=/proc/sys/kernel/numa_balancing
+nb0=$(cat $nb 2>/dev/null || echo none)
+
+cat >"$T/p.json" <<EOF
+{"name": "pressure-test", "nodes": {"private": "", "dram": "auto"},
+ "collectors": {"interval": "100ms", "enabled": ["nodestat"]},
+ "phases": [{"name": "p", "workloads": [
+   {"workload": "pressure", "params": {"kinds": "anon,numa_balancing,sockets", "anon_share": 0.002,
+    "threads": 2, "sockets": 64, "pipes": 8, "duration": "1500ms"}}]}],
+ "background": [{"workload": "pressure", "params": {"kinds": "pagecache,slab", "pagecache_share": 0.002,
+    "files": 500, "depth": 3, "image_dir": "$T/img"}}],
+ "thresholds": {"general_pages": 0, "misplaced_pages": 0}}
+EOF
+# Sample the knob while the phase runs.
+( sleep 1; cat $nb 2>/dev/null >"$T/nb-during" ) &
+"$PN" run -o "$T/r" "$T/p.json" >"$T/r.out" 2>"$T/r.err"
+rc=$?
+wait
+j=$T/r/run.json
+expect "a phase with foreground and background pressure: exit 0, run.json valid" \
+	"rc=$rc $(tail -n 3 "$T/r.err")" test $rc -eq 0 -a -s "$j"
+expect "results validate" "$($PY results/schema/validate.py "$T/r" 2>&1 | tail -n 2)" \
+	$PY results/schema/validate.py "$T/r"
+ends=$(json "$j" "' '.join(w['role'] + ':' + w['outcome']['end'] for ph in d['points'][0]['iterations'][0]['phases'] for w in ph['workloads'])")
+expect "both ran in their own processes and ended ok ($ends)" "$ends" \
+	test "$ends" = "background:ok foreground:ok"
+wr=$(metric "$j" background bytes_written kind=pagecache)
+rd=$(metric "$j" background bytes_read kind=pagecache)
+bad=$(metric "$j" background bad_bytes kind=pagecache)
+expect "background page cache: $wr bytes written, $rd re-read, $bad differ" "wr=$wr rd=$rd bad=$bad" \
+	$PY -c "import sys; w, r, b = map(float, sys.argv[1:]); sys.exit(not (w > 0 and w == r and b == 0))" "${wr:-0}" "${rd:-1}" "${bad:-1}"
+fc=$(metric "$j" background files_created kind=slab)
+fr=$(metric "$j" background files_removed kind=slab)
+expect "background slab: $fc files created, $fr removed (one whole tree of 500 stands)" "fc=$fc fr=$fr" \
+	$PY -c "import sys; c, r = map(float, sys.argv[1:]); sys.exit(not (c >= 500 and r == c - 500))" "${fc:-0}" "${fr:-1}"
+so=$(metric "$j" foreground sockets kind=sockets)
+an=$(metric "$j" foreground bytes kind=anon)
+nd=$(metric "$j" foreground duration_ns "")
+expect "foreground: $so sockets, $an anon bytes, ran ${nd:-?} ns (>= 1.5 s)" "so=$so an=$an nd=$nd" \
+	$PY -c "import sys; s, a, d = map(float, sys.argv[1:]); sys.exit(not (s == 64 and a >= 2 << 20 and d >= 1.5e9))" "${so:-0}" "${an:-0}" "${nd:-0}"
+chk=$(json "$j" "sum(1 for ph in d['points'][0]['iterations'][0]['phases'] for w in ph['workloads'] for c in w['checks'] if c['pass'])")
+expect "its checks pass and feed the verdict ($chk passed)" "chk=$chk" test "${chk:-0}" -ge 5
+if [ "$nb0" != none ]; then
+	expect "kernel.numa_balancing was 1 during the phase and is $nb0 again after it" \
+		"during=$(cat "$T/nb-during" 2>/dev/null) after=$(cat $nb)" \
+		test "$(cat "$T/nb-during" 2>/dev/null)" = 1 -a "$(cat $nb)" = "$nb0"
+fi
+left=$(leftovers)
+expect "no mount, loop device or image left behind ($left)" "$(grep "$T" /proc/self/mounts; ls -la "$T/img")" \
+	test "$left" = 0
+
+# SIGINT while the background writes: the runner tears it down all the same.
+sed 's/"duration": "1500ms"/"duration": "20s"/' "$T/p.json" >"$T/q.json"
+"$PN" run -o "$T/q" "$T/q.json" >/dev/null 2>"$T/q.err" &
+pid=$!
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+left=$(leftovers)
+expect "SIGINT mid-phase: exit 130, knob restored, no mount, loop device or image left ($left)" \
+	"rc=$rc left=$left nb=$(cat $nb 2>/dev/null) $(tail -n 3 "$T/q.err")" \
+	test $rc -eq 130 -a "$left" = 0 -a "$(cat $nb 2>/dev/null || echo none)" = "$nb0"
+echo "1..$n"
