@@ -528,10 +528,10 @@ static void test_structure_errors(void **state)
 		  "$.phases[0].workloads: required");
 	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{}]}]}",
 		  "$.phases[0].workloads[0].workload: required");
-	parse_err(
-		"{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
-		"\"explicit\", \"param\": {}}]}]}",
-		"$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params, expect, timeout, cgroup)");
+	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
+		  "\"explicit\", \"param\": {}}]}]}",
+		  "$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params, "
+		  "expect, timeout, cgroup)");
 	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
 		  "\"explicit\", \"params\": [1]}]}]}",
 		  "$.phases[0].workloads[0].params: params must be an object, not an array");
