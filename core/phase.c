@@ -102,7 +102,9 @@ static void check_budget(struct phase *p)
 	for (size_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].setup_ok)
 			sum += p->slots[i].w.mem_bytes;
-	if (!sum || !pn_mem_guard(sum, share, "the phase's workloads together"))
+	if (!sum || !pn_mem_guard_except(sum, share, &p->r->roles.private_nodes,
+					 "the phase's workloads together (private nodes' free "
+					 "memory left out)"))
 		return;
 	for (size_t i = 0; i < p->nslots; i++) {
 		struct slot *s = &p->slots[i];
@@ -112,7 +114,8 @@ static void check_budget(struct phase *p)
 		s->setup_ok = false;
 		snprintf(s->why, sizeof(s->why),
 			 "refused: the phase's workloads together need %llu MiB, over %.0f%% "
-			 "of MemAvailable (limits.max_mem_share)",
+			 "of MemAvailable without the private nodes' free memory "
+			 "(limits.max_mem_share)",
 			 (unsigned long long)(sum >> 20), share * 100);
 	}
 }
@@ -161,9 +164,13 @@ static void make_leaf(struct phase *p, size_t i, char *path, size_t len, bool *h
 		return;
 	}
 	*have = true;
-	if (s->cw->memory_max && (ret = pn_cg_set_max(&r->cg, path, s->cw->memory_max)))
+	if (s->cw->memory_max)
+		s->w.memory_max = s->cw->memory_max;
+	if (s->cw->memory_high)
+		s->w.memory_high = s->cw->memory_high;
+	if (s->w.memory_max && (ret = pn_cg_set_max(&r->cg, path, s->w.memory_max)))
 		pn_warn("%s: memory.max: %s", path, strerror(-ret));
-	if (s->cw->memory_high && (ret = pn_cg_set_high(&r->cg, path, s->cw->memory_high)))
+	if (s->w.memory_high && (ret = pn_cg_set_high(&r->cg, path, s->w.memory_high)))
 		pn_warn("%s: memory.high: %s%s", path, strerror(-ret),
 			ret == -EOPNOTSUPP ? " (cgroup v1 has no memory.high)" : "");
 }

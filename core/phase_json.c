@@ -55,8 +55,8 @@ static cJSON *cgroup_json(const struct phase *p, const struct slot *s)
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "path", s->child.cg_path);
 	cJSON_AddNumberToObject(o, "version", p->r->cg.version);
-	cJSON_AddNumberToObject(o, "memory_max", (double)s->cw->memory_max);
-	cJSON_AddNumberToObject(o, "memory_high", (double)s->cw->memory_high);
+	cJSON_AddNumberToObject(o, "memory_max", (double)s->w.memory_max);
+	cJSON_AddNumberToObject(o, "memory_high", (double)s->w.memory_high);
 	ns = cJSON_AddObjectToObject(o, "numa_stat");
 	for (int k = 0; s->cgn && k < p->nnodes; k++) {
 		char key[16];

@@ -70,15 +70,29 @@ int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *i
 
 int pn_mem_guard(uint64_t bytes, double share, const char *what)
 {
+	return pn_mem_guard_except(bytes, share, NULL, what);
+}
+
+int pn_mem_guard_except(uint64_t bytes, double share, const struct pn_nodeset *except,
+			const char *what)
+{
 	uint64_t avail, limit;
 	char b[32], a[32], l[32];
-	int ret;
+	int ret, n;
 
 	if (!(share > 0.0 && share <= 1.0))
 		return pn_error(-EINVAL, "%s: memory share %g is outside (0, 1]", what, share);
 	ret = pn_mem_available(&avail); /* prints why it failed */
 	if (ret)
 		return pn_error(ret, "%s: cannot check the size against MemAvailable", what);
+	/* Free memory of private nodes is in MemAvailable, but general
+	 * allocations can never have it. */
+	for (n = except ? pn_nodeset_next(except, -1) : -1; n >= 0; n = pn_nodeset_next(except, n)) {
+		struct pn_nodemem m;
+
+		if (pn_nodemem_read(n, &m) == 0 && m.free > 0)
+			avail = (uint64_t)m.free < avail ? avail - (uint64_t)m.free : 0;
+	}
 	limit = (uint64_t)((double)avail * share);
 	if (bytes <= limit)
 		return 0;

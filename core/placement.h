@@ -26,5 +26,9 @@ int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *i
  * for the message ("workload explicit: size").
  */
 int pn_mem_guard(uint64_t bytes, double share, const char *what);
+/* The same, with the free memory of the nodes in `except` (private nodes)
+ * taken out of MemAvailable first. */
+int pn_mem_guard_except(uint64_t bytes, double share, const struct pn_nodeset *except,
+			const char *what);
 
 #endif /* PN_PLACEMENT_H */

@@ -97,6 +97,7 @@ struct pn_wl {
 	double max_mem_share;	     /* suite limit (limits.max_mem_share), 0 = none */
 	/* needs, declared by setup() */
 	uint64_t mem_bytes; /* memory it will take (checked against the suite budget) */
+	uint64_t memory_max, memory_high; /* limits for its cgroup leaf (the config's win) */
 	size_t nknobs;
 	struct pn_wl_knob knobs[PN_WL_MAX_KNOBS];
 	const char *cgroup_path; /* its leaf (child side), NULL without cgroups */
