@@ -148,7 +148,7 @@ static int slab_begin(const struct pn_probe_env *env, struct pn_slab_snap *snap,
 	return pn_slab_snap(snap);
 }
 
-/* out->pages[n] = max(slab page growth, ceil(new object bytes / 4096)). */
+/* out->pages[n] += max(slab page growth, ceil(new object bytes / 4096)). */
 static void slab_end(const struct pn_probe_env *env, struct pn_slab_snap *snap,
 		     const int64_t *before, struct pn_probe_out *out)
 {
@@ -165,7 +165,7 @@ static void slab_end(const struct pn_probe_env *env, struct pn_slab_snap *snap,
 			pg = (after - before[n]) / 4096;
 		if ((obj[n] + 4095) / 4096 > pg)
 			pg = (obj[n] + 4095) / 4096;
-		out->pages[n] = pg;
+		out->pages[n] = (out->pages[n] < 0 ? 0 : out->pages[n]) + pg;
 		pn_probe_note(out, "node%d: +%lld slab object bytes", n, (long long)obj[n]);
 	}
 }

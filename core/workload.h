@@ -6,8 +6,30 @@
  *     const struct pn_workload pn_workload_<name> = { ... };
  * The build generates the registry from the file names, so adding a workload
  * touches only its own file.  A workload never parses argv, never prints
- * results and never writes JSON: it fills a struct pn_wl_result that the run
- * model turns into the results tree.
+ * results and never writes JSON: it reports through w->res (result.h).
+ *
+ * Life cycle (the runner, run.c and child.c):
+ *   parent:  supported(env)      may it run here?  (listing, skip reasons)
+ *   parent:  setup(w)            validate params (-EINVAL = config error,
+ *                                exit 2), plan, declare needs: w->mem_bytes
+ *                                (checked with every workload of the phase
+ *                                against limits.max_mem_share), knobs
+ *                                (pn_wl_knob), cgroup limits.  Must not take
+ *                                the memory it measures.
+ *   child:   run(w)              in its own process and cgroup leaf; takes
+ *                                its memory, reports into w->res, returns
+ *                                with the memory still mapped: the runner
+ *                                snapshots the nodes and reads the cgroups
+ *                                before it lets the child tear down.
+ *   child:   teardown(w)         unmap, free (w->in_child is true)
+ *   parent:  outcome(w, o)       optional: judge how the child ended (an
+ *                                expected SIGBUS is a passing check)
+ *   parent:  teardown(w)         free the parent's copy of priv, undo what
+ *                                setup() made (w->in_child is false); also
+ *                                after a failed setup, so it copes with a
+ *                                half-built priv.
+ * The child's death (OOM kill, SIGBUS, SIGSEGV, timeout) is an outcome in
+ * the results, never a crash of the run.
  */
 #ifndef PN_WORKLOAD_H
 #define PN_WORKLOAD_H
@@ -17,6 +39,7 @@
 
 #include "params.h"
 #include "pn.h"
+#include "result.h"
 
 struct pn_topology;
 
@@ -33,57 +56,51 @@ struct pn_env {
 	const struct pn_topology *topo;
 	const struct pn_roles *roles;
 	bool is_root;
+	bool have_cgroup; /* workloads get a memory cgroup leaf (v2, or v1 memory) */
 };
 
-/* Units of metrics, written into results as strings. */
-enum pn_unit {
-	PN_UNIT_NONE,
-	PN_UNIT_BYTES,
-	PN_UNIT_PAGES,
-	PN_UNIT_NS,
-	PN_UNIT_BYTES_PER_SEC,
-	PN_UNIT_PAGES_PER_SEC,
-	PN_UNIT_RATIO
+/* How a workload's child process ended (filled by the runner). */
+enum pn_end {
+	PN_END_OK,	 /* run() returned 0, child exited 0 */
+	PN_END_ERROR,	 /* run() returned an error */
+	PN_END_SIGNAL,	 /* killed by a signal (not an OOM kill, not a timeout) */
+	PN_END_OOM_KILL, /* SIGKILL with memory.events oom_kill rising in its cgroup */
+	PN_END_TIMEOUT,	 /* the runner killed it at its timeout */
+	PN_END_LOST,	 /* the child vanished without a result */
 };
-const char *pn_unit_name(enum pn_unit u);
+const char *pn_end_name(enum pn_end e);
 
-#define PN_MAX_METRICS 32
-
-struct pn_metric {
-	const char *name; /* static string, e.g. "fault_throughput" */
-	enum pn_unit unit;
-	double value;
-	const char *better; /* "higher", "lower" or NULL (informational) */
+struct pn_outcome {
+	enum pn_end end;
+	int exit_code; /* PN_END_OK/ERROR */
+	int signal;    /* PN_END_SIGNAL/OOM_KILL/TIMEOUT */
+	int err;       /* -errno run() returned */
+	int64_t oom_kills;
+	char detail[256];
 };
 
-/* What a workload reports.  Placement counts are page-exact, verified with
- * move_pages(2): for each node, how many of the workload's own pages live
- * there; "misplaced" are pages outside the nodes the policy intended. */
-struct pn_wl_result {
-	struct pn_metric metrics[PN_MAX_METRICS];
-	size_t nmetrics;
-	uint64_t placed_pages[PN_MAX_NODES]; /* verified pages per node id */
-	uint64_t intended_pages;	     /* pages on the nodes the policy asked for */
-	uint64_t misplaced_pages;	     /* pages elsewhere (fallback or leak) */
-	uint64_t unverified_pages;	     /* move_pages could not tell (-ENOENT, -EFAULT) */
-	uint64_t explicit_pages;	     /* pages this workload requested explicitly */
-	bool verified;			     /* placement was checked */
-	char note[256];			     /* short human note, e.g. why a fallback happened */
+#define PN_WL_MAX_KNOBS 16
+struct pn_wl_knob {
+	char key[128];
+	char value[128];
 };
-void pn_wl_metric(struct pn_wl_result *r, const char *name, enum pn_unit unit, double value,
-		  const char *better);
 
 struct pn_wl {
 	const struct pn_workload *ops;
 	struct pn_params params;
 	const struct pn_roles *roles;
 	const struct pn_topology *topo;
-	struct pn_wl_result result;
+	struct pn_res res;
 	bool background;	     /* runs beside the phase's foreground workloads */
+	bool in_child;		     /* teardown(): the child, or the parent's copy */
 	volatile sig_atomic_t *stop; /* set by the runner when a background workload must end */
-	double max_mem_share;	     /* suite limit (config limits.max_mem_share): a workload never
-				      * takes more than this share of MemAvailable; 0 = none */
-	void *priv;		     /* the workload's own state */
+	double max_mem_share;	     /* suite limit (limits.max_mem_share), 0 = none */
+	/* needs, declared by setup() */
+	uint64_t mem_bytes; /* memory it will take (checked against the suite budget) */
+	size_t nknobs;
+	struct pn_wl_knob knobs[PN_WL_MAX_KNOBS];
+	const char *cgroup_path; /* its leaf (child side), NULL without cgroups */
+	void *priv;		 /* the workload's own state */
 };
 
 /* Long loops poll this: a signal or the runner asked the workload to stop. */
@@ -92,21 +109,24 @@ static inline bool pn_wl_should_stop(const struct pn_wl *w)
 	return pn_should_stop() || (w->stop && *w->stop);
 }
 
+/* setup(): ask the runner to set a knob for the phase (restored after it). */
+int pn_wl_knob(struct pn_wl *w, const char *key, const char *value);
+
+/* Shorthands for w->res. */
+#define pn_wl_metric(w, name, labels, value) pn_res_metric(&(w)->res, (name), (labels), (value))
+
 struct pn_workload {
 	const char *name;
 	const char *summary;
-	const struct pn_opt *opts; /* terminated by {NULL} */
+	const struct pn_opt *opts;	       /* terminated by {NULL} */
+	const struct pn_metric_decl *metrics; /* terminated by {NULL}; may be NULL */
 	/* 0 if it can run here, else -errno and a reason in why. */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);
-	int (*setup)(struct pn_wl *w); /* may be NULL */
-	/* Polls pn_wl_should_stop().  Memory the workload allocated stays
-	 * mapped when run() returns: the runner snapshots node counters
-	 * between run() and teardown(), so explicit pages are still there to
-	 * explain the node's growth. */
-	int (*run)(struct pn_wl *w);
-	/* May be NULL; unmaps and frees priv.  Also called after a failed
-	 * setup(), so it must cope with a half-built priv. */
-	void (*teardown)(struct pn_wl *w);
+	int (*setup)(struct pn_wl *w); /* parent; may be NULL */
+	int (*run)(struct pn_wl *w);   /* child */
+	/* parent, after the child ended; may add checks to w->res */
+	void (*outcome)(struct pn_wl *w, const struct pn_outcome *o);
+	void (*teardown)(struct pn_wl *w); /* child, then parent; may be NULL */
 };
 
 /* Generated registry (build/gen/registry.c). */
