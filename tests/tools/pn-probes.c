@@ -5,7 +5,7 @@
  * Built statically for the kernel-series guests by
  * tests/integration/test-probes-guest.sh; also usable by hand as root.
  *
- *   pn-probes [--dev LIST] [--home N] [--only a,b] [--count probe=N] [--list]
+ *   pn-probes [--dev LIST] [--home N] [--only a,b] [--count probe=N] [--list|--names]
  *
  * --dev defaults to has_private_memory, else the online nodes without CPUs.
  * One line per probe:
@@ -29,7 +29,7 @@
 struct opts {
 	struct pn_probe_env env;
 	const char *only;
-	bool list;
+	bool list, names;
 	struct {
 		char name[64];
 		unsigned int count;
@@ -74,7 +74,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
 		{"dev", 1, NULL, 'd'},	 {"home", 1, NULL, 'H'}, {"only", 1, NULL, 'o'},
-		{"count", 1, NULL, 'c'}, {"list", 0, NULL, 'l'}, {NULL, 0, NULL, 0},
+		{"count", 1, NULL, 'c'}, {"list", 0, NULL, 'l'}, {"names", 0, NULL, 'n'},
+		{NULL, 0, NULL, 0},
 	};
 	bool have_dev = false;
 	int c;
@@ -106,6 +107,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'l':
 			o->list = true;
 			break;
+		case 'n':
+			o->names = true;
+			return 0;
 		default:
 			return -EINVAL;
 		}
@@ -174,6 +178,10 @@ int main(int argc, char **argv)
 
 		if (!selected(o.only, pr->name))
 			continue;
+		if (o.names) {
+			printf("%s\n", pr->name);
+			continue;
+		}
 		if (o.list) {
 			char why[256];
 			int err = pn_probe_supported(pr, &o.env, why, sizeof(why));
