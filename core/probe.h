@@ -48,7 +48,7 @@ struct pn_probe_env {
 
 /* Per-probe parameters (option "<probe>_count"/"size" in the workload). */
 struct pn_probe_params {
-	unsigned int count; /* objects, pages or huge pages per device node (0 = default) */
+	unsigned int count;	/* objects, pages or huge pages per device node (0 = default) */
 	unsigned int settle_ms; /* DAMON/kswapd waits (0 = default) */
 };
 
@@ -91,13 +91,13 @@ struct pn_probe_out {
 struct pn_probe {
 	const char *name;
 	const char *subsys;
-	const char *kpath;   /* file:function of the allocation path (6.12) */
-	const char *trigger; /* what user space does */
+	const char *kpath;	    /* file:function of the allocation path (6.12) */
+	const char *trigger;	    /* what user space does */
 	const char *private_expect; /* what a correct private-node kernel does */
 	const char *cleanup;
 	enum pn_probe_kind kind;
-	bool needs_normal;	      /* only reaches ZONE_NORMAL device memory */
-	unsigned int default_count;   /* see pn_probe_params.count */
+	bool needs_normal;	    /* only reaches ZONE_NORMAL device memory */
+	unsigned int default_count; /* see pn_probe_params.count */
 	/* 0 if it can run here, else -errno with the reason in why. */
 	int (*supported)(const struct pn_probe_env *env, char *why, size_t whylen);
 	/* Run against every node of env->dev_nodes; fills out.  Returns 0 when
@@ -136,8 +136,8 @@ void pn_probe_hold_write(struct pn_probe_out *out, const char *path, const char 
  * entries, shared) is what fn measured.  Returns 0, or -errno when the child
  * failed before it reported.
  */
-int pn_probe_child(struct pn_probe_out *out, const char *cg,
-		   int (*fn)(void *arg, int64_t *pages), void *arg, int64_t *pages);
+int pn_probe_child(struct pn_probe_out *out, const char *cg, int (*fn)(void *arg, int64_t *pages),
+		   void *arg, int64_t *pages);
 
 /* ---- helpers shared by the probe files (probe_util.c) ---- */
 

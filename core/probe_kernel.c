@@ -40,8 +40,7 @@ static int bpf_map_create_flags(uint32_t type, uint32_t key, uint32_t value, uin
 	return fd < 0 ? -errno : (int)fd;
 }
 
-static int bpf_map_create(uint32_t type, uint32_t key, uint32_t value, uint32_t entries,
-			  int node)
+static int bpf_map_create(uint32_t type, uint32_t key, uint32_t value, uint32_t entries, int node)
 {
 	return bpf_map_create_flags(type, key, value, entries, node, 0);
 }
@@ -66,7 +65,7 @@ int pn_probe_bpf_array(const struct pn_probe_env *env, const struct pn_probe_par
 {
 	int n;
 
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		struct pn_vmalloc_snap s;
 		int fd, err = pn_vmalloc_snap(&s);
 
@@ -116,7 +115,7 @@ int pn_probe_bpf_ringbuf(const struct pn_probe_env *env, const struct pn_probe_p
 
 	while (data < (size_t)p->count * PAGE_BYTES)
 		data <<= 1;
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		int err, fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, 0, 0, (uint32_t)data, n);
 
 		if (fd < 0) {
@@ -141,7 +140,7 @@ static int slab_begin(const struct pn_probe_env *env, struct pn_slab_snap *snap,
 	int n;
 
 	pn_stat_refresh_quiet();
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		if (pn_node_slab_bytes(n, &pages[n]))
 			pages[n] = -1;
 	}
@@ -152,13 +151,13 @@ static int slab_begin(const struct pn_probe_env *env, struct pn_slab_snap *snap,
 static void slab_end(const struct pn_probe_env *env, struct pn_slab_snap *snap,
 		     const int64_t *before, struct pn_probe_out *out)
 {
-	int64_t obj[PN_PROBE_MAX_NODES] = {0}, after;
+	int64_t obj[PN_PROBE_MAX_NODES] = { 0 }, after;
 	int n;
 
 	pn_stat_refresh_quiet();
 	pn_slab_new_bytes(snap, obj);
 	pn_slab_snap_free(snap);
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		int64_t pg = 0;
 
 		if (before[n] >= 0 && !pn_node_slab_bytes(n, &after) && after > before[n])
@@ -175,7 +174,8 @@ static int lpm_update(int fd, uint32_t ip, const void *value)
 	struct {
 		uint32_t prefixlen;
 		uint8_t data[4];
-	} key = {32, {(uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip}};
+	} key = { 32,
+		  { (uint8_t)(ip >> 24), (uint8_t)(ip >> 16), (uint8_t)(ip >> 8), (uint8_t)ip } };
 	union bpf_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
@@ -194,8 +194,8 @@ int pn_probe_bpf_lpm(const struct pn_probe_env *env, const struct pn_probe_param
 	static const char value[2048];
 	int n;
 
-	pn_nodeset_for_each(n, &env->dev_nodes) {
-		int64_t before[PN_PROBE_MAX_NODES] = {0};
+	pn_nodeset_for_each (n, &env->dev_nodes) {
+		int64_t before[PN_PROBE_MAX_NODES] = { 0 };
 		struct pn_slab_snap snap;
 		int fd, err = 0;
 		unsigned int i;
@@ -251,7 +251,7 @@ int pn_probe_hugetlb_cg_supported(const struct pn_probe_env *env, char *why, siz
 static int cgroup_probe(const char *ctrl, const struct pn_probe_env *env,
 			const struct pn_probe_params *p, struct pn_probe_out *out)
 {
-	int64_t before[PN_PROBE_MAX_NODES] = {0};
+	int64_t before[PN_PROBE_MAX_NODES] = { 0 };
 	char cg[256], rel[320], full[4096], plus[32];
 	struct pn_vmalloc_snap s;
 	struct pn_slab_snap snap;
@@ -293,7 +293,8 @@ static int cgroup_probe(const char *ctrl, const struct pn_probe_env *env,
 int pn_probe_memcg(const struct pn_probe_env *env, const struct pn_probe_params *p,
 		   struct pn_probe_out *out)
 {
-	out->source = "slab growth on the node (max of pages, object bytes / 4096) + vmallocinfo N<node>=";
+	out->source = "slab growth on the node (max of pages, object bytes / 4096) + vmallocinfo "
+		      "N<node>=";
 	return cgroup_probe("memory", env, p, out);
 }
 
@@ -301,6 +302,7 @@ int pn_probe_memcg(const struct pn_probe_env *env, const struct pn_probe_params 
 int pn_probe_hugetlb_cg(const struct pn_probe_env *env, const struct pn_probe_params *p,
 			struct pn_probe_out *out)
 {
-	out->source = "slab growth on the node (max of pages, object bytes / 4096) + vmallocinfo N<node>=";
+	out->source = "slab growth on the node (max of pages, object bytes / 4096) + vmallocinfo "
+		      "N<node>=";
 	return cgroup_probe("hugetlb", env, p, out);
 }

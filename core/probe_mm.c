@@ -19,9 +19,9 @@
 #include "probe.h"
 #include "probe_impl.h"
 
-#define PAGE_BYTES 4096UL
-#define HPAGE_BYTES (2UL << 20)
-#define HUGE_2M "hugepages/hugepages-2048kB/nr_hugepages"
+#define PAGE_BYTES    4096UL
+#define HPAGE_BYTES   (2UL << 20)
+#define HUGE_2M	      "hugepages/hugepages-2048kB/nr_hugepages"
 #define MPOL_MF_MOVE_ (1 << 1)
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
@@ -46,14 +46,13 @@ static int set_node_huge(int node, uint64_t val)
 	return pn_write_text(rel, v);
 }
 
-
 int pn_probe_hugetlb_supported(const struct pn_probe_env *env, char *why, size_t len)
 {
 	int n;
 
 	if (!pn_exists("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages"))
 		return snprintf(why, len, "no 2 MiB hugetlb pool (CONFIG_HUGETLBFS)"), -ENOTSUP;
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		uint64_t v;
 
 		if (node_huge(n, &v))
@@ -67,28 +66,30 @@ int pn_probe_hugetlb_spread(const struct pn_probe_env *env, const struct pn_prob
 			    struct pn_probe_out *out)
 {
 	const char *g = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages";
-	uint64_t old, now, before[PN_PROBE_MAX_NODES] = {0}, after;
+	uint64_t old, now, want, before[PN_PROBE_MAX_NODES] = { 0 }, after;
 	int n, nodes = pn_nodeset_count(&env->dev_nodes) + 1, err;
 	char v[32];
 
 	if ((err = pn_read_u64(g, &old, false)))
 		return err;
-	pn_nodeset_for_each(n, &env->dev_nodes) node_huge(n, &before[n]);
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)(old + (uint64_t)p->count * nodes));
+	pn_nodeset_for_each (n, &env->dev_nodes)
+		node_huge(n, &before[n]);
+	want = old + (uint64_t)p->count * (uint64_t)nodes;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)want);
 	err = pn_write_text(g, v);
 	if (err)
 		pn_probe_refused(out, err);
 	else
 		out->triggered++;
 	pn_read_u64(g, &now, false);
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		if (!node_huge(n, &after))
 			out->pages[n] = (int64_t)(after - before[n]) * 512;
 	}
 	pn_probe_note(out, "nr_hugepages %llu -> %llu (asked +%u per node of N_MEMORY)",
 		      (unsigned long long)old, (unsigned long long)now, p->count);
 	/* released in reverse: the global count first, then any node left off */
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		char rel[160];
 
 		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/" HUGE_2M, n);
@@ -107,7 +108,7 @@ int pn_probe_hugetlb_node(const struct pn_probe_env *env, const struct pn_probe_
 {
 	int n;
 
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		uint64_t before, after;
 		int err = node_huge(n, &before);
 		char rel[160], v[32];
@@ -172,7 +173,7 @@ int pn_probe_move_pages(const struct pn_probe_env *env, const struct pn_probe_pa
 	size_t bytes = (size_t)p->count * PAGE_BYTES;
 	int n;
 
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		void *a = map_touched(bytes, false);
 		long moved;
 
@@ -193,7 +194,7 @@ int pn_probe_move_pages(const struct pn_probe_env *env, const struct pn_probe_pa
 
 static long sys_migrate(int from, int to)
 {
-	unsigned long old[PN_PROBE_MAX_NODES / 64] = {0}, new[PN_PROBE_MAX_NODES / 64] = {0};
+	unsigned long old[PN_PROBE_MAX_NODES / 64] = { 0 }, new[PN_PROBE_MAX_NODES / 64] = { 0 };
 
 	old[from / 64] |= 1UL << (from % 64);
 	new[to / 64] |= 1UL << (to % 64);
@@ -226,8 +227,8 @@ int pn_probe_migrate_pages(const struct pn_probe_env *env, const struct pn_probe
 {
 	int n;
 
-	pn_nodeset_for_each(n, &env->dev_nodes) {
-		struct migrate_arg m = {env, (size_t)p->count * PAGE_BYTES, n};
+	pn_nodeset_for_each (n, &env->dev_nodes) {
+		struct migrate_arg m = { env, (size_t)p->count * PAGE_BYTES, n };
 		int err = pn_probe_child(out, NULL, migrate_child, &m, out->pages);
 
 		if (err) {
@@ -247,7 +248,8 @@ int pn_probe_migrate_pages(const struct pn_probe_env *env, const struct pn_probe
 static bool page_is_thp(void *addr)
 {
 	uint64_t ent = 0, flags = 0;
-	int pm = pn_open("/proc/self/pagemap", O_RDONLY), kf = pn_open("/proc/kpageflags", O_RDONLY);
+	int pm = pn_open("/proc/self/pagemap", O_RDONLY),
+	    kf = pn_open("/proc/kpageflags", O_RDONLY);
 	bool thp = false;
 
 	if (pm >= 0 && kf >= 0 &&
@@ -293,7 +295,7 @@ static void collapse_on(int n, struct pn_probe_out *out)
 		pn_probe_refused(out, -errno);
 		return;
 	}
-	a = (char *)(((uintptr_t)raw + HPAGE_BYTES - 1) & ~(HPAGE_BYTES - 1));
+	a = raw + ((HPAGE_BYTES - (uintptr_t)raw % HPAGE_BYTES) % HPAGE_BYTES);
 	madvise(a, HPAGE_BYTES, MADV_NOHUGEPAGE);
 	for (i = 0; i < HPAGE_BYTES; i += PAGE_BYTES)
 		a[i] = 1;
@@ -311,7 +313,7 @@ static void collapse_on(int n, struct pn_probe_out *out)
 		out->triggered++;
 	}
 	if (page_is_thp(a)) {
-		int64_t pages[PN_PROBE_MAX_NODES] = {0};
+		int64_t pages[PN_PROBE_MAX_NODES] = { 0 };
 
 		pn_probe_census(a, HPAGE_BYTES, pages, NULL);
 		out->pages[n] = pages[n];
@@ -326,7 +328,8 @@ int pn_probe_collapse_supported(const struct pn_probe_env *env, char *why, size_
 	if (!pn_exists("/sys/kernel/mm/transparent_hugepage/enabled"))
 		return snprintf(why, len, "no THP (CONFIG_TRANSPARENT_HUGEPAGE)"), -ENOTSUP;
 	if (!pn_exists("/proc/kpageflags"))
-		return snprintf(why, len, "no /proc/kpageflags (CONFIG_PROC_PAGE_MONITOR)"), -ENOTSUP;
+		return snprintf(why, len, "no /proc/kpageflags (CONFIG_PROC_PAGE_MONITOR)"),
+		       -ENOTSUP;
 	return 0;
 }
 
@@ -336,7 +339,8 @@ int pn_probe_collapse(const struct pn_probe_env *env, const struct pn_probe_para
 	int n;
 
 	(void)p;
-	pn_nodeset_for_each(n, &env->dev_nodes) collapse_on(n, out);
+	pn_nodeset_for_each (n, &env->dev_nodes)
+		collapse_on(n, out);
 	out->source = "THP (kpageflags) after MADV_COLLAPSE, move_pages(2) census";
 	return 0;
 }
@@ -393,7 +397,8 @@ int pn_probe_demotion(const struct pn_probe_env *env, const struct pn_probe_para
 	pn_probe_hold_write(out, knob, old[0] ? old : "0");
 	arg.cg = cg;
 	arg.bytes = bytes;
-	pn_nodeset_for_each(n, &env->dev_nodes) out->pages[n] = 0;
+	pn_nodeset_for_each (n, &env->dev_nodes)
+		out->pages[n] = 0;
 	err = pn_probe_child(out, cg, demote_child, &arg, out->pages);
 	if (err)
 		pn_probe_refused(out, err);
@@ -407,7 +412,7 @@ int pn_probe_demotion(const struct pn_probe_env *env, const struct pn_probe_para
 /* ---- DAMON migrate_cold ---- */
 
 #define DAMON "/sys/kernel/mm/damon/admin/kdamonds"
-#define DCTX DAMON "/0/contexts/0"
+#define DCTX  DAMON "/0/contexts/0"
 
 int pn_probe_damon_supported(const struct pn_probe_env *env, char *why, size_t len)
 {
@@ -416,8 +421,8 @@ int pn_probe_damon_supported(const struct pn_probe_env *env, char *why, size_t l
 	(void)env;
 	if (!pn_exists(DAMON "/nr_kdamonds"))
 		return snprintf(why, len, "no DAMON sysfs (CONFIG_DAMON_SYSFS)"), -ENOTSUP;
-	if (!pn_exists("/sys/kernel/mm/damon/admin") || pn_read_text(DAMON "/nr_kdamonds", buf,
-								     sizeof(buf)) < 0)
+	if (!pn_exists("/sys/kernel/mm/damon/admin") ||
+	    pn_read_text(DAMON "/nr_kdamonds", buf, sizeof(buf)) < 0)
 		return snprintf(why, len, "DAMON sysfs not readable"), -EACCES;
 	if (atoi(buf) != 0)
 		return snprintf(why, len, "DAMON is in use (%d kdamonds)", atoi(buf)), -EBUSY;
@@ -436,7 +441,8 @@ static int buffer_phys(void *a, size_t bytes, uint64_t *lo, uint64_t *hi)
 	for (i = 0; i < bytes; i += PAGE_BYTES) {
 		uint64_t e, pfn;
 
-		if (pread(fd, &e, 8, (off_t)(((uintptr_t)a + i) / PAGE_BYTES * 8)) != 8 || !(e >> 63))
+		if (pread(fd, &e, 8, (off_t)(((uintptr_t)a + i) / PAGE_BYTES * 8)) != 8 ||
+		    !(e >> 63))
 			continue;
 		pfn = e & ((1ULL << 55) - 1);
 		if (pfn * PAGE_BYTES < *lo)
@@ -455,23 +461,23 @@ static int damon_setup(uint64_t lo, uint64_t hi, int node, size_t quota)
 	const struct {
 		const char *rel, *val;
 	} w[] = {
-		{DAMON "/nr_kdamonds", "1"},
-		{DAMON "/0/contexts/nr_contexts", "1"},
-		{DCTX "/operations", "paddr"},
-		{DCTX "/targets/nr_targets", "1"},
-		{DCTX "/targets/0/regions/nr_regions", "1"},
-		{DCTX "/targets/0/regions/0/start", v[0]},
-		{DCTX "/targets/0/regions/0/end", v[1]},
-		{DCTX "/schemes/nr_schemes", "1"},
-		{DCTX "/schemes/0/action", "migrate_cold"},
+		{ DAMON "/nr_kdamonds", "1" },
+		{ DAMON "/0/contexts/nr_contexts", "1" },
+		{ DCTX "/operations", "paddr" },
+		{ DCTX "/targets/nr_targets", "1" },
+		{ DCTX "/targets/0/regions/nr_regions", "1" },
+		{ DCTX "/targets/0/regions/0/start", v[0] },
+		{ DCTX "/targets/0/regions/0/end", v[1] },
+		{ DCTX "/schemes/nr_schemes", "1" },
+		{ DCTX "/schemes/0/action", "migrate_cold" },
 		/* the access-pattern ranges default to [0, 0]: match every region */
-		{DCTX "/schemes/0/access_pattern/sz/max", "18446744073709551615"},
-		{DCTX "/schemes/0/access_pattern/nr_accesses/max", "4294967295"},
-		{DCTX "/schemes/0/access_pattern/age/max", "4294967295"},
-		{DCTX "/schemes/0/target_nid", v[2]},
-		{DCTX "/schemes/0/quotas/bytes", v[3]},
-		{DCTX "/schemes/0/quotas/reset_interval_ms", v[4]},
-		{DAMON "/0/state", "on"},
+		{ DCTX "/schemes/0/access_pattern/sz/max", "18446744073709551615" },
+		{ DCTX "/schemes/0/access_pattern/nr_accesses/max", "4294967295" },
+		{ DCTX "/schemes/0/access_pattern/age/max", "4294967295" },
+		{ DCTX "/schemes/0/target_nid", v[2] },
+		{ DCTX "/schemes/0/quotas/bytes", v[3] },
+		{ DCTX "/schemes/0/quotas/reset_interval_ms", v[4] },
+		{ DAMON "/0/state", "on" },
 	};
 	size_t i;
 
@@ -496,7 +502,7 @@ static void damon_on(int n, const struct pn_probe_env *env, const struct pn_prob
 	size_t bytes = (size_t)p->count * PAGE_BYTES;
 	void *a = map_touched(bytes, false);
 	uint64_t lo, hi, applied = 0;
-	int64_t census[PN_PROBE_MAX_NODES] = {0};
+	int64_t census[PN_PROBE_MAX_NODES] = { 0 };
 	int err;
 
 	if (!a) {
@@ -529,7 +535,8 @@ int pn_probe_damon(const struct pn_probe_env *env, const struct pn_probe_params 
 {
 	int n;
 
-	pn_nodeset_for_each(n, &env->dev_nodes) damon_on(n, env, p, out);
+	pn_nodeset_for_each (n, &env->dev_nodes)
+		damon_on(n, env, p, out);
 	out->source = "DAMON scheme stats sz_applied / 4096";
 	return 0;
 }

@@ -12,92 +12,93 @@
 #include "probe.h"
 #include "probe_impl.h"
 
-#define NORMAL true
+#define NORMAL	   true
 #define MOVABLE_OK false
 
 const struct pn_probe pn_probes[] = {
-	{"hugetlb_spread", "hugetlb",
-	 "mm/hugetlb.c:set_max_huge_pages -> alloc_pool_huge_folio "
-	 "(for_each_node_mask_to_alloc over node_states[N_MEMORY], __GFP_THISNODE)",
-	 "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages by count x (device nodes + 1)",
-	 "spreads the pool over N_MEMORY only: no huge page on a private node",
-	 "nr_hugepages written back, per-node counts restored", PN_PROBE_NODE_PATH, MOVABLE_OK, 8,
-	 pn_probe_hugetlb_supported, pn_probe_hugetlb_spread},
-	{"hugetlb_node", "hugetlb",
-	 "mm/hugetlb.c:__nr_hugepages_store_common(nid) -> alloc_pool_huge_folio -> "
-	 "alloc_buddy_hugetlb_folio (__GFP_THISNODE on the named node)",
-	 "raise /sys/devices/system/node/nodeN/hugepages/hugepages-2048kB/nr_hugepages by count",
-	 "the allocation has no private context: the gate refuses the node, 0 huge pages there",
-	 "nodeN nr_hugepages written back", PN_PROBE_NODE_PATH, MOVABLE_OK, 8,
-	 pn_probe_hugetlb_supported, pn_probe_hugetlb_node},
-	{"bpf_array", "bpf",
-	 "kernel/bpf/syscall.c:__bpf_map_area_alloc -> __vmalloc_node_range(numa_node) "
-	 "(array_map_alloc)",
-	 "bpf(BPF_MAP_CREATE, ARRAY, value 4 KiB x count, BPF_F_NUMA_NODE, numa_node=N)",
-	 "vmalloc pages come from DRAM (the gate skips the private zones), 0 pages on N",
-	 "map fd closed (freed by the kernel)", PN_PROBE_NODE_PATH, NORMAL, 256,
-	 pn_probe_bpf_supported, pn_probe_bpf_array},
-	{"bpf_ringbuf", "bpf",
-	 "kernel/bpf/ringbuf.c:bpf_ringbuf_area_alloc -> alloc_pages_node(numa_node)",
-	 "bpf(BPF_MAP_CREATE, RINGBUF, count pages, BPF_F_NUMA_NODE, numa_node=N), mmap it",
-	 "alloc_pages_node() on a private node falls back to DRAM, 0 pages on N",
-	 "unmapped, map fd closed", PN_PROBE_NODE_PATH, NORMAL, 256, pn_probe_bpf_supported,
-	 pn_probe_bpf_ringbuf},
-	{"bpf_lpm_trie", "bpf",
-	 "kernel/bpf/lpm_trie.c:lpm_trie_node_alloc -> bpf_map_kmalloc_node(numa_node) "
-	 "(one node per trie_update_elem)",
-	 "bpf(BPF_MAP_CREATE, LPM_TRIE, value 2 KiB, BPF_F_NUMA_NODE, numa_node=N), count updates",
-	 "kmalloc_node(private node) is served from DRAM (no slab node on it), 0 pages",
-	 "map fd closed (freed by the kernel)", PN_PROBE_NODE_PATH, NORMAL, 256,
-	 pn_probe_bpf_supported, pn_probe_bpf_lpm},
-	{"memcg_create", "memcg",
-	 "mm/memcontrol.c:mem_cgroup_alloc -> alloc_mem_cgroup_per_node_info (for_each_node, "
-	 "kzalloc_node); mm/shrinker.c:alloc_shrinker_info (kvzalloc_node)",
-	 "mkdir count cgroups under a cgroup v2 parent with +memory",
-	 "kzalloc_node(private node) is served from DRAM (no slab node on it), 0 pages",
-	 "cgroups removed", PN_PROBE_NODE_PATH, NORMAL, 64, pn_probe_memcg_supported,
-	 pn_probe_memcg},
-	{"hugetlb_cgroup", "cgroup hugetlb",
-	 "mm/hugetlb_cgroup.c:hugetlb_cgroup_css_alloc (for_each_node, kzalloc_node on every "
-	 "N_NORMAL_MEMORY node)",
-	 "mkdir count cgroups under a cgroup v2 parent with +hugetlb",
-	 "a private node is not N_NORMAL_MEMORY: NUMA_NO_NODE, 0 pages", "cgroups removed",
-	 PN_PROBE_NODE_PATH, NORMAL, 512, pn_probe_hugetlb_cg_supported, pn_probe_hugetlb_cg},
-	{"move_pages", "migration",
-	 "mm/migrate.c:do_pages_move -> do_move_pages_to_node -> migrate_pages("
-	 "alloc_migration_target, __GFP_THISNODE)",
-	 "move_pages(2) of count private anonymous pages to node N",
-	 "refused (-ENODEV: not N_MEMORY) unless the node opted in to mempolicy, 0 pages",
-	 "pages moved home, unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 256, NULL,
-	 pn_probe_move_pages},
-	{"migrate_pages", "mempolicy",
-	 "mm/mempolicy.c:kernel_migrate_pages -> do_migrate_pages -> migrate_to_node(dest)",
-	 "migrate_pages(2) of the probe process from its home node to node N",
-	 "refused (-EINVAL: new nodes not in N_MEMORY), 0 pages", "migrated back home, unmapped",
-	 PN_PROBE_NODE_PATH, MOVABLE_OK, 256, NULL, pn_probe_migrate_pages},
-	{"madv_collapse", "khugepaged",
-	 "mm/khugepaged.c:hpage_collapse_find_target_node -> alloc_charge_folio "
-	 "(__folio_alloc on the node holding most source pages)",
-	 "512 small pages placed on node N (move_pages), then madvise(MADV_COLLAPSE)",
-	 "collapse skips private-node folios: no THP allocated on N",
-	 "unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 1, pn_probe_collapse_supported,
-	 pn_probe_collapse},
-	{"demotion", "vmscan/memory-tiers",
-	 "mm/vmscan.c:shrink_folio_list -> demote_folio_list -> alloc_demote_folio "
-	 "(next_demotion_node)",
-	 "demotion_enabled=1; a child in its own memcg faults count pages at home, MADV_COLD, "
-	 "memory.reclaim",
-	 "a private node is no demotion target (unless it opts in): 0 pages demoted there",
-	 "demotion_enabled restored, child exited, cgroup removed", PN_PROBE_SERVICE, MOVABLE_OK,
-	 4096, pn_probe_demotion_supported, pn_probe_demotion},
-	{"damon_migrate", "damon",
-	 "mm/damon/paddr.c:damon_pa_migrate -> damon_pa_migrate_pages -> migrate_pages("
-	 "alloc_migrate_folio, target_nid)",
-	 "a DAMON paddr kdamond over the probe's buffer, scheme migrate_cold target_nid=N, quota = "
-	 "buffer size",
-	 "the migration target allocation has no private context: refused, 0 pages",
-	 "kdamond off, nr_kdamonds 0, unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 1024,
-	 pn_probe_damon_supported, pn_probe_damon},
+	{ "hugetlb_spread", "hugetlb",
+	  "mm/hugetlb.c:set_max_huge_pages -> alloc_pool_huge_folio "
+	  "(for_each_node_mask_to_alloc over node_states[N_MEMORY], __GFP_THISNODE)",
+	  "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages by count x (device nodes + "
+	  "1)",
+	  "spreads the pool over N_MEMORY only: no huge page on a private node",
+	  "nr_hugepages written back, per-node counts restored", PN_PROBE_NODE_PATH, MOVABLE_OK, 8,
+	  pn_probe_hugetlb_supported, pn_probe_hugetlb_spread },
+	{ "hugetlb_node", "hugetlb",
+	  "mm/hugetlb.c:__nr_hugepages_store_common(nid) -> alloc_pool_huge_folio -> "
+	  "alloc_buddy_hugetlb_folio (__GFP_THISNODE on the named node)",
+	  "raise /sys/devices/system/node/nodeN/hugepages/hugepages-2048kB/nr_hugepages by count",
+	  "the allocation has no private context: the gate refuses the node, 0 huge pages there",
+	  "nodeN nr_hugepages written back", PN_PROBE_NODE_PATH, MOVABLE_OK, 8,
+	  pn_probe_hugetlb_supported, pn_probe_hugetlb_node },
+	{ "bpf_array", "bpf",
+	  "kernel/bpf/syscall.c:__bpf_map_area_alloc -> __vmalloc_node_range(numa_node) "
+	  "(array_map_alloc)",
+	  "bpf(BPF_MAP_CREATE, ARRAY, value 4 KiB x count, BPF_F_NUMA_NODE, numa_node=N)",
+	  "vmalloc pages come from DRAM (the gate skips the private zones), 0 pages on N",
+	  "map fd closed (freed by the kernel)", PN_PROBE_NODE_PATH, NORMAL, 256,
+	  pn_probe_bpf_supported, pn_probe_bpf_array },
+	{ "bpf_ringbuf", "bpf",
+	  "kernel/bpf/ringbuf.c:bpf_ringbuf_area_alloc -> alloc_pages_node(numa_node)",
+	  "bpf(BPF_MAP_CREATE, RINGBUF, count pages, BPF_F_NUMA_NODE, numa_node=N), mmap it",
+	  "alloc_pages_node() on a private node falls back to DRAM, 0 pages on N",
+	  "unmapped, map fd closed", PN_PROBE_NODE_PATH, NORMAL, 256, pn_probe_bpf_supported,
+	  pn_probe_bpf_ringbuf },
+	{ "bpf_lpm_trie", "bpf",
+	  "kernel/bpf/lpm_trie.c:lpm_trie_node_alloc -> bpf_map_kmalloc_node(numa_node) "
+	  "(one node per trie_update_elem)",
+	  "bpf(BPF_MAP_CREATE, LPM_TRIE, value 2 KiB, BPF_F_NUMA_NODE, numa_node=N), count updates",
+	  "kmalloc_node(private node) is served from DRAM (no slab node on it), 0 pages",
+	  "map fd closed (freed by the kernel)", PN_PROBE_NODE_PATH, NORMAL, 256,
+	  pn_probe_bpf_supported, pn_probe_bpf_lpm },
+	{ "memcg_create", "memcg",
+	  "mm/memcontrol.c:mem_cgroup_alloc -> alloc_mem_cgroup_per_node_info (for_each_node, "
+	  "kzalloc_node); mm/shrinker.c:alloc_shrinker_info (kvzalloc_node)",
+	  "mkdir count cgroups under a cgroup v2 parent with +memory",
+	  "kzalloc_node(private node) is served from DRAM (no slab node on it), 0 pages",
+	  "cgroups removed", PN_PROBE_NODE_PATH, NORMAL, 64, pn_probe_memcg_supported,
+	  pn_probe_memcg },
+	{ "hugetlb_cgroup", "cgroup hugetlb",
+	  "mm/hugetlb_cgroup.c:hugetlb_cgroup_css_alloc (for_each_node, kzalloc_node on every "
+	  "N_NORMAL_MEMORY node)",
+	  "mkdir count cgroups under a cgroup v2 parent with +hugetlb",
+	  "a private node is not N_NORMAL_MEMORY: NUMA_NO_NODE, 0 pages", "cgroups removed",
+	  PN_PROBE_NODE_PATH, NORMAL, 512, pn_probe_hugetlb_cg_supported, pn_probe_hugetlb_cg },
+	{ "move_pages", "migration",
+	  "mm/migrate.c:do_pages_move -> do_move_pages_to_node -> migrate_pages("
+	  "alloc_migration_target, __GFP_THISNODE)",
+	  "move_pages(2) of count private anonymous pages to node N",
+	  "refused (-ENODEV: not N_MEMORY) unless the node opted in to mempolicy, 0 pages",
+	  "pages moved home, unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 256, NULL,
+	  pn_probe_move_pages },
+	{ "migrate_pages", "mempolicy",
+	  "mm/mempolicy.c:kernel_migrate_pages -> do_migrate_pages -> migrate_to_node(dest)",
+	  "migrate_pages(2) of the probe process from its home node to node N",
+	  "refused (-EINVAL: new nodes not in N_MEMORY), 0 pages", "migrated back home, unmapped",
+	  PN_PROBE_NODE_PATH, MOVABLE_OK, 256, NULL, pn_probe_migrate_pages },
+	{ "madv_collapse", "khugepaged",
+	  "mm/khugepaged.c:hpage_collapse_find_target_node -> alloc_charge_folio "
+	  "(__folio_alloc on the node holding most source pages)",
+	  "512 small pages placed on node N (move_pages), then madvise(MADV_COLLAPSE)",
+	  "collapse skips private-node folios: no THP allocated on N", "unmapped",
+	  PN_PROBE_NODE_PATH, MOVABLE_OK, 1, pn_probe_collapse_supported, pn_probe_collapse },
+	{ "demotion", "vmscan/memory-tiers",
+	  "mm/vmscan.c:shrink_folio_list -> demote_folio_list -> alloc_demote_folio "
+	  "(next_demotion_node)",
+	  "demotion_enabled=1; a child in its own memcg faults count pages at home, MADV_COLD, "
+	  "memory.reclaim",
+	  "a private node is no demotion target (unless it opts in): 0 pages demoted there",
+	  "demotion_enabled restored, child exited, cgroup removed", PN_PROBE_SERVICE, MOVABLE_OK,
+	  4096, pn_probe_demotion_supported, pn_probe_demotion },
+	{ "damon_migrate", "damon",
+	  "mm/damon/paddr.c:damon_pa_migrate -> damon_pa_migrate_pages -> migrate_pages("
+	  "alloc_migrate_folio, target_nid)",
+	  "a DAMON paddr kdamond over the probe's buffer, scheme migrate_cold target_nid=N, quota "
+	  "= "
+	  "buffer size",
+	  "the migration target allocation has no private context: refused, 0 pages",
+	  "kdamond off, nr_kdamonds 0, unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 1024,
+	  pn_probe_damon_supported, pn_probe_damon },
 };
 const size_t pn_nprobes = PN_ARRAY_SIZE(pn_probes);
 
@@ -126,12 +127,13 @@ int pn_probe_supported(const struct pn_probe *probe, const struct pn_probe_env *
 		return snprintf(why, whylen, "needs root"), -EPERM;
 	if (pn_nodeset_empty(&env->dev_nodes))
 		return snprintf(why, whylen, "no device node to probe"), -ENODEV;
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		char rel[64];
 
 		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d", n);
 		if (n >= PN_PROBE_MAX_NODES || !pn_exists(rel))
-			return snprintf(why, whylen, "device node %d is not online here", n), -ENODEV;
+			return snprintf(why, whylen, "device node %d is not online here", n),
+			       -ENODEV;
 		if (probe->needs_normal && pn_probe_node_kernel_pages(n) <= 0)
 			return snprintf(why, whylen,
 					"node %d memory is movable-only (no ZONE_NORMAL): kernel "
@@ -148,7 +150,7 @@ static void used_snap(const struct pn_probe_env *env, int64_t *used)
 	int n;
 
 	pn_stat_refresh_quiet();
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		int64_t total, free;
 
 		used[n] = -1;
@@ -175,7 +177,7 @@ int pn_probe_run(const struct pn_probe *probe, const struct pn_probe_env *env,
 	used_snap(env, before);
 	err = probe->run(env, &q, out);
 	used_snap(env, after);
-	pn_nodeset_for_each(n, &env->dev_nodes) {
+	pn_nodeset_for_each (n, &env->dev_nodes) {
 		if (before[n] >= 0 && after[n] >= 0)
 			out->used_delta[n] = after[n] - before[n];
 	}

@@ -201,7 +201,7 @@ static void new_one(uint64_t start, const char *line, void *arg)
 
 int pn_vmalloc_new_pages(const struct pn_vmalloc_snap *s, int64_t *pages)
 {
-	struct new_pages_arg a = {s, pages};
+	struct new_pages_arg a = { s, pages };
 
 	return vmalloc_each(new_one, &a);
 }
@@ -235,7 +235,7 @@ static int node_file_value(int node, const char *file, const char *key, int64_t 
 				continue;
 			q++;
 		}
-		if (strncmp(q, key, klen) || (q[klen] != ' ' && q[klen] != ':'))
+		if (strncmp(q, key, klen) != 0 || (q[klen] != ' ' && q[klen] != ':'))
 			continue;
 		q += klen + (q[klen] == ':');
 		if (sscanf(q, " %lld", &v) != 1)
@@ -419,15 +419,11 @@ static void undo_one(struct pn_probe_undo *u)
 	int st, i, err;
 
 	switch (u->type) {
-	case PN_UNDO_CLOSE:
-		close(u->fd);
-		break;
-	case PN_UNDO_MUNMAP:
-		munmap(u->addr, u->len);
-		break;
+	case PN_UNDO_CLOSE: close(u->fd); break;
+	case PN_UNDO_MUNMAP: munmap(u->addr, u->len); break;
 	case PN_UNDO_RMDIR:
 		/* a cgroup whose last task just exited may still be busy for a moment */
-		for (i = 0; i < 50 && (err = pn_probe_cgroup_rmdir(u->path)) == -EBUSY; i++)
+		for (i = 0; i < 50 && pn_probe_cgroup_rmdir(u->path) == -EBUSY; i++)
 			usleep(20 * 1000);
 		break;
 	case PN_UNDO_WRITE:
@@ -452,8 +448,8 @@ void pn_probe_release(struct pn_probe_out *out)
 	out->undo = NULL;
 }
 
-int pn_probe_child(struct pn_probe_out *out, const char *cg,
-		   int (*fn)(void *arg, int64_t *pages), void *arg, int64_t *pages)
+int pn_probe_child(struct pn_probe_out *out, const char *cg, int (*fn)(void *arg, int64_t *pages),
+		   void *arg, int64_t *pages)
 {
 	size_t sz = PN_PROBE_MAX_NODES * sizeof(int64_t);
 	int64_t *shared = mmap(NULL, sz, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -600,7 +596,7 @@ static int delta_cache(const char *name, void *arg)
 
 int pn_slab_new_bytes(const struct pn_slab_snap *s, int64_t *bytes)
 {
-	struct slab_delta_arg a = {s, bytes};
+	struct slab_delta_arg a = { s, bytes };
 
 	return slab_each(delta_cache, &a);
 }

@@ -24,54 +24,60 @@
 #include "workload.h"
 
 static const struct pn_opt probes_opts[] = {
-	{"probes", PN_OPT_STRING, "all",
-	 "comma-separated probes to run, in table order (all: every probe; see "
-	 "configs/README.md)",
-	 NULL, 0, 0},
-	{"nodes", PN_OPT_NODES, "private", "device nodes the probes aim at", NULL, 0, 0},
-	{"hugetlb_spread_count", PN_OPT_INT, "0", "2 MiB pages added per N_MEMORY node (0 = 8)",
-	 NULL, 0, 4096},
-	{"hugetlb_node_count", PN_OPT_INT, "0", "2 MiB pages asked of each device node (0 = 8)",
-	 NULL, 0, 4096},
-	{"bpf_array_count", PN_OPT_INT, "0", "4 KiB array entries per map (0 = 256)", NULL, 0,
-	 262144},
-	{"bpf_ringbuf_count", PN_OPT_INT, "0", "ring buffer pages per map (0 = 256)", NULL, 0,
-	 262144},
-	{"bpf_lpm_trie_count", PN_OPT_INT, "0", "prefixes inserted per trie (0 = 256)", NULL, 0,
-	 65536},
-	{"memcg_create_count", PN_OPT_INT, "0", "memory cgroups created (0 = 64)", NULL, 0, 4096},
-	{"hugetlb_cgroup_count", PN_OPT_INT, "0", "hugetlb cgroups created (0 = 512)", NULL, 0,
-	 8192},
-	{"move_pages_count", PN_OPT_INT, "0", "pages moved per device node (0 = 256)", NULL, 0,
-	 262144},
-	{"migrate_pages_count", PN_OPT_INT, "0", "pages migrated per device node (0 = 256)", NULL,
-	 0, 262144},
-	{"demotion_count", PN_OPT_INT, "0", "pages faulted then reclaimed (0 = 4096)", NULL, 0,
-	 262144},
-	{"damon_migrate_count", PN_OPT_INT, "0", "pages under the DAMON scheme (0 = 1024)", NULL, 0,
-	 262144},
-	{"damon_settle", PN_OPT_DURATION, "3s", "how long the DAMON scheme runs per node", NULL, 0,
-	 600000},
-	{NULL},
+	{ "probes", PN_OPT_STRING, "all",
+	  "comma-separated probes to run, in table order (all: every probe; see "
+	  "configs/README.md)",
+	  NULL, 0, 0 },
+	{ "nodes", PN_OPT_NODES, "private", "device nodes the probes aim at", NULL, 0, 0 },
+	{ "hugetlb_spread_count", PN_OPT_INT, "0", "2 MiB pages added per N_MEMORY node (0 = 8)",
+	  NULL, 0, 4096 },
+	{ "hugetlb_node_count", PN_OPT_INT, "0", "2 MiB pages asked of each device node (0 = 8)",
+	  NULL, 0, 4096 },
+	{ "bpf_array_count", PN_OPT_INT, "0", "4 KiB array entries per map (0 = 256)", NULL, 0,
+	  262144 },
+	{ "bpf_ringbuf_count", PN_OPT_INT, "0", "ring buffer pages per map (0 = 256)", NULL, 0,
+	  262144 },
+	{ "bpf_lpm_trie_count", PN_OPT_INT, "0", "prefixes inserted per trie (0 = 256)", NULL, 0,
+	  65536 },
+	{ "memcg_create_count", PN_OPT_INT, "0", "memory cgroups created (0 = 64)", NULL, 0, 4096 },
+	{ "hugetlb_cgroup_count", PN_OPT_INT, "0", "hugetlb cgroups created (0 = 512)", NULL, 0,
+	  8192 },
+	{ "move_pages_count", PN_OPT_INT, "0", "pages moved per device node (0 = 256)", NULL, 0,
+	  262144 },
+	{ "migrate_pages_count", PN_OPT_INT, "0", "pages migrated per device node (0 = 256)", NULL,
+	  0, 262144 },
+	{ "demotion_count", PN_OPT_INT, "0", "pages faulted then reclaimed (0 = 4096)", NULL, 0,
+	  262144 },
+	{ "damon_migrate_count", PN_OPT_INT, "0", "pages under the DAMON scheme (0 = 1024)", NULL,
+	  0, 262144 },
+	{ "damon_settle", PN_OPT_DURATION, "3s", "how long the DAMON scheme runs per node", NULL, 0,
+	  600000 },
+	{ NULL },
 };
 
 static const struct pn_metric_decl probes_metrics[] = {
-	{"probe_pages", PN_UNIT_PAGES, PN_BETTER_LOWER, PN_AGG_MAX,
-	 "pages the probe's kernel path put on the device node (exact measure)"},
-	{"probe_used_growth", PN_UNIT_PAGES, PN_BETTER_LOWER, PN_AGG_MAX,
-	 "growth of the node's MemTotal-MemFree while the probe held its objects"},
-	{"probes_leaking", PN_UNIT_COUNT, PN_BETTER_LOWER, PN_AGG_MAX,
-	 "probes that put pages on a device node"},
-	{NULL},
+	{ "probe_pages", PN_UNIT_PAGES, PN_BETTER_LOWER, PN_AGG_MAX,
+	  "pages the probe's kernel path put on the device node (exact measure)" },
+	{ "probe_used_growth", PN_UNIT_PAGES, PN_BETTER_LOWER, PN_AGG_MAX,
+	  "growth of the node's MemTotal-MemFree while the probe held its objects" },
+	{ "probes_leaking", PN_UNIT_COUNT, PN_BETTER_LOWER, PN_AGG_MAX,
+	  "probes that put pages on a device node" },
+	{ NULL },
 };
 
 static const struct pn_col probes_cols[] = {
-	{"probe", PN_COL_STR, PN_UNIT_NONE},	  {"kernel_path", PN_COL_STR, PN_UNIT_NONE},
-	{"kind", PN_COL_STR, PN_UNIT_NONE},	  {"needs_zone_normal", PN_COL_BOOL, PN_UNIT_NONE},
-	{"node", PN_COL_INT, PN_UNIT_NONE},	  {"status", PN_COL_STR, PN_UNIT_NONE},
-	{"pages", PN_COL_INT, PN_UNIT_PAGES},	  {"used_growth", PN_COL_INT, PN_UNIT_PAGES},
-	{"triggered", PN_COL_INT, PN_UNIT_COUNT}, {"refused", PN_COL_INT, PN_UNIT_COUNT},
-	{"source", PN_COL_STR, PN_UNIT_NONE},	  {"note", PN_COL_STR, PN_UNIT_NONE},
+	{ "probe", PN_COL_STR, PN_UNIT_NONE },
+	{ "kernel_path", PN_COL_STR, PN_UNIT_NONE },
+	{ "kind", PN_COL_STR, PN_UNIT_NONE },
+	{ "needs_zone_normal", PN_COL_BOOL, PN_UNIT_NONE },
+	{ "node", PN_COL_INT, PN_UNIT_NONE },
+	{ "status", PN_COL_STR, PN_UNIT_NONE },
+	{ "pages", PN_COL_INT, PN_UNIT_PAGES },
+	{ "used_growth", PN_COL_INT, PN_UNIT_PAGES },
+	{ "triggered", PN_COL_INT, PN_UNIT_COUNT },
+	{ "refused", PN_COL_INT, PN_UNIT_COUNT },
+	{ "source", PN_COL_STR, PN_UNIT_NONE },
+	{ "note", PN_COL_STR, PN_UNIT_NONE },
 };
 
 struct probes_priv {
@@ -96,8 +102,8 @@ static int parse_selection(const char *list, bool *want)
 		const struct pn_probe *p = pn_probe_find(tok);
 
 		if (!p)
-			return pn_error(-EINVAL, "probes: unknown probe '%s' (see configs/README.md)",
-					tok);
+			return pn_error(-EINVAL,
+					"probes: unknown probe '%s' (see configs/README.md)", tok);
 		want[p - pn_probes] = true;
 	}
 	return 0;
@@ -112,7 +118,7 @@ static int first_node(const struct pn_nodeset *s)
 
 static int probes_supported(const struct pn_env *env, char *why, size_t whylen)
 {
-	struct pn_probe_env pe = {.is_root = env->is_root};
+	struct pn_probe_env pe = { .is_root = env->is_root };
 	size_t i, runs = 0, len = 0;
 	char r[256];
 
@@ -174,22 +180,23 @@ static bool report_ran(struct pn_wl *w, int table, const struct pn_probe *p,
 	bool leaked = false;
 	int n;
 
-	pn_nodeset_for_each(n, &pv->env.dev_nodes) {
+	pn_nodeset_for_each (n, &pv->env.dev_nodes) {
 		char labels[96], check[128];
 		int64_t pages = n < PN_PROBE_MAX_NODES ? o->pages[n] : -1;
 		int64_t used = n < PN_PROBE_MAX_NODES ? o->used_delta[n] : -1;
 
 		pn_res_table_row(&w->res, table, p->name, p->kpath, pn_probe_kind_name(p->kind),
 				 (int)p->needs_normal, (int64_t)n, o->skipped ? "skip" : "ran",
-				 pages, used, (int64_t)o->triggered, (int64_t)o->refused,
-				 o->source, o->note);
+				 pages, used, (int64_t)o->triggered, (int64_t)o->refused, o->source,
+				 o->note);
 		if (o->skipped || pages < 0)
 			continue;
 		snprintf(labels, sizeof(labels), "probe=%s,node=%d", p->name, n);
 		pn_wl_metric(w, "probe_pages", labels, (double)pages);
 		if (used >= 0)
 			pn_wl_metric(w, "probe_used_growth", labels, (double)used);
-		snprintf(check, sizeof(check), "probe %s node%d: pages of %s", p->name, n, p->kpath);
+		snprintf(check, sizeof(check), "probe %s node%d: pages of %s", p->name, n,
+			 p->kpath);
 		pn_res_check_eq(&w->res, check, 0, pages, "pages");
 		leaked |= pages > 0;
 	}
@@ -210,7 +217,7 @@ static int probes_run(struct pn_wl *w)
 	pv->outs = pn_xcalloc(pn_nprobes, sizeof(*pv->outs));
 	for (i = 0; i < pn_nprobes && !pn_wl_should_stop(w); i++) {
 		const struct pn_probe *p = &pn_probes[i];
-		struct pn_probe_params pp = {count_of(w, p), 0};
+		struct pn_probe_params pp = { count_of(w, p), 0 };
 		struct pn_probe_out *o = &pv->outs[pv->nouts];
 		char why[256];
 		int err;
@@ -218,12 +225,13 @@ static int probes_run(struct pn_wl *w)
 		if (!pv->want[i])
 			continue;
 		if (!strcmp(p->name, "damon_migrate"))
-			pp.settle_ms = (unsigned int)pn_param_duration_ms(&w->params, "damon_settle");
+			pp.settle_ms =
+				(unsigned int)pn_param_duration_ms(&w->params, "damon_settle");
 		if (pn_probe_supported(p, &pv->env, why, sizeof(why))) {
 			pn_res_table_row(&w->res, table, p->name, p->kpath,
 					 pn_probe_kind_name(p->kind), (int)p->needs_normal,
 					 (int64_t)-1, "skip", (int64_t)-1, (int64_t)-1, (int64_t)0,
-					 (int64_t)0, NULL, why);
+					 (int64_t)0, (const char *)NULL, why);
 			pn_res_note(&w->res, "probe %s skipped: %s", p->name, why);
 			continue;
 		}

@@ -73,9 +73,9 @@ static bool selected(const char *only, const char *name)
 static int parse_args(int argc, char **argv, struct opts *o)
 {
 	static const struct option lo[] = {
-		{"dev", 1, NULL, 'd'},	 {"home", 1, NULL, 'H'}, {"only", 1, NULL, 'o'},
-		{"count", 1, NULL, 'c'}, {"list", 0, NULL, 'l'}, {"names", 0, NULL, 'n'},
-		{NULL, 0, NULL, 0},
+		{ "dev", 1, NULL, 'd' },   { "home", 1, NULL, 'H' }, { "only", 1, NULL, 'o' },
+		{ "count", 1, NULL, 'c' }, { "list", 0, NULL, 'l' }, { "names", 0, NULL, 'n' },
+		{ NULL, 0, NULL, 0 },
 	};
 	bool have_dev = false;
 	int c;
@@ -91,27 +91,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return pn_error(-EINVAL, "--dev %s: not a node list", optarg);
 			have_dev = true;
 			break;
-		case 'H':
-			o->env.home_node = atoi(optarg);
-			break;
-		case 'o':
-			o->only = optarg;
-			break;
+		case 'H': o->env.home_node = atoi(optarg); break;
+		case 'o': o->only = optarg; break;
 		case 'c':
 			eq = strchr(optarg, '=');
 			if (!eq || o->ncounts == MAX_COUNTS || eq - optarg >= 64)
 				return pn_error(-EINVAL, "--count wants probe=N");
-			snprintf(o->counts[o->ncounts].name, 64, "%.*s", (int)(eq - optarg), optarg);
+			snprintf(o->counts[o->ncounts].name, 64, "%.*s", (int)(eq - optarg),
+				 optarg);
 			o->counts[o->ncounts++].count = (unsigned int)strtoul(eq + 1, NULL, 0);
 			break;
-		case 'l':
-			o->list = true;
-			break;
-		case 'n':
-			o->names = true;
-			return 0;
-		default:
-			return -EINVAL;
+		case 'l': o->list = true; break;
+		case 'n': o->names = true; return 0;
+		default: return -EINVAL;
 		}
 	}
 	if (!have_dev && default_dev_nodes(&o->env.dev_nodes))
@@ -124,7 +116,7 @@ static void print_nodes(const char *key, const struct pn_nodeset *s, const int64
 	int n, first = 1;
 
 	printf(" %s=", key);
-	pn_nodeset_for_each(n, s) {
+	pn_nodeset_for_each (n, s) {
 		if (v[n] < 0)
 			printf("%s%d:-", first ? "" : ",", n);
 		else
@@ -135,7 +127,7 @@ static void print_nodes(const char *key, const struct pn_nodeset *s, const int64
 
 static int run_one(const struct pn_probe *pr, const struct opts *o)
 {
-	struct pn_probe_params p = {0, 0};
+	struct pn_probe_params p = { 0, 0 };
 	struct pn_probe_out out;
 	char why[256];
 	int i, err;
@@ -152,13 +144,16 @@ static int run_one(const struct pn_probe *pr, const struct opts *o)
 	}
 	fflush(stdout);
 	err = pn_probe_run(pr, &o->env, &p, &out);
-	printf(" status=%s kind=%s normal=%d", err ? "error" : out.skipped ? "skip" : "ran",
+	printf(" status=%s kind=%s normal=%d",
+	       err	     ? "error"
+	       : out.skipped ? "skip"
+			     : "ran",
 	       pn_probe_kind_name(pr->kind), pr->needs_normal);
 	print_nodes("pages", &o->env.dev_nodes, out.pages);
 	print_nodes("used", &o->env.dev_nodes, out.used_delta);
 	printf(" triggered=%llu refused=%llu errno=%d why=\"%s\" note=\"%s\"\n",
-	       (unsigned long long)out.triggered, (unsigned long long)out.refused,
-	       out.first_errno, err ? strerror(-err) : "", out.note);
+	       (unsigned long long)out.triggered, (unsigned long long)out.refused, out.first_errno,
+	       err ? strerror(-err) : "", out.note);
 	fflush(stdout);
 	pn_probe_release(&out);
 	return err;

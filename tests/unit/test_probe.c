@@ -110,7 +110,7 @@ static void test_zones(void **state)
 
 static void test_supported_generic(void **state)
 {
-	struct pn_probe_env env = {.home_node = 0, .is_root = true};
+	struct pn_probe_env env = { .home_node = 0, .is_root = true };
 	const struct pn_probe *normal = pn_probe_find("memcg_create");
 	const struct pn_probe *movable = pn_probe_find("move_pages");
 	char why[256];
@@ -139,7 +139,7 @@ static void test_supported_generic(void **state)
 /* A captured 3-node QEMU guest: nodes 1 and 2 are boot memory (ZONE_NORMAL). */
 static void test_supported_fixture(void **state)
 {
-	struct pn_probe_env env = {.home_node = 0, .is_root = true};
+	struct pn_probe_env env = { .home_node = 0, .is_root = true };
 	char why[256];
 
 	(void)state;
@@ -155,7 +155,7 @@ static void test_supported_fixture(void **state)
 static void test_vmalloc_new(void **state)
 {
 	struct pn_vmalloc_snap s;
-	int64_t pages[PN_PROBE_MAX_NODES] = {0};
+	int64_t pages[PN_PROBE_MAX_NODES] = { 0 };
 
 	(void)state;
 	put("/proc/vmallocinfo",
@@ -183,7 +183,7 @@ static void test_vmalloc_new(void **state)
 static void test_slab_new(void **state)
 {
 	struct pn_slab_snap s;
-	int64_t bytes[PN_PROBE_MAX_NODES] = {0};
+	int64_t bytes[PN_PROBE_MAX_NODES] = { 0 };
 
 	(void)state;
 	put("/sys/kernel/slab/kmalloc-16/object_size", "16\n");
@@ -237,7 +237,7 @@ static int child_fail(void *arg, int64_t *pages)
 static void test_hold_release(void **state)
 {
 	struct pn_probe_out out;
-	int64_t pages[PN_PROBE_MAX_NODES] = {0};
+	int64_t pages[PN_PROBE_MAX_NODES] = { 0 };
 	char buf[64], dir[300];
 	int arg = 42, fds[2];
 	void *map;
@@ -277,14 +277,10 @@ static void test_hold_release(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_catalogue),
-		cmocka_unit_test(test_zones),
-		cmocka_unit_test(test_supported_generic),
-		cmocka_unit_test(test_supported_fixture),
-		cmocka_unit_test(test_vmalloc_new),
-		cmocka_unit_test(test_slab_new),
-		cmocka_unit_test(test_node_counters),
-		cmocka_unit_test(test_hold_release),
+		cmocka_unit_test(test_catalogue),	  cmocka_unit_test(test_zones),
+		cmocka_unit_test(test_supported_generic), cmocka_unit_test(test_supported_fixture),
+		cmocka_unit_test(test_vmalloc_new),	  cmocka_unit_test(test_slab_new),
+		cmocka_unit_test(test_node_counters),	  cmocka_unit_test(test_hold_release),
 	};
 
 	return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
