@@ -78,7 +78,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	static const struct option lo[] = {
 		{ "dev", 1, NULL, 'd' },   { "home", 1, NULL, 'H' }, { "only", 1, NULL, 'o' },
 		{ "count", 1, NULL, 'c' }, { "list", 0, NULL, 'l' }, { "names", 0, NULL, 'n' },
-		{ NULL, 0, NULL, 0 },
+		{ "force", 0, NULL, 'f' }, { NULL, 0, NULL, 0 },
 	};
 	bool have_dev = false;
 	int c;
