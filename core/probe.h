@@ -98,6 +98,9 @@ struct pn_probe {
 	enum pn_probe_kind kind;
 	bool needs_normal;	    /* only reaches ZONE_NORMAL device memory */
 	unsigned int default_count; /* see pn_probe_params.count */
+	/* Files the probe writes and restores itself, ';'-separated, "%d" =
+	 * each device node (see pn_probe_knobs()); NULL = none. */
+	const char *knobs;
 	/* 0 if it can run here, else -errno with the reason in why. */
 	int (*supported)(const struct pn_probe_env *env, char *why, size_t whylen);
 	/* Run against every node of env->dev_nodes; fills out.  Returns 0 when
@@ -116,6 +119,15 @@ const struct pn_probe *pn_probe_find(const char *name);
  */
 int pn_probe_supported(const struct pn_probe *probe, const struct pn_probe_env *env, char *why,
 		       size_t whylen);
+
+/*
+ * The files probe writes (and restores on release), with their current
+ * values: fn(ctx, path, value) for each that exists.  A runner that
+ * registers them as knobs restores them even when the probe's process dies
+ * before its release.
+ */
+void pn_probe_knobs(const struct pn_probe *probe, const struct pn_probe_env *env,
+		    void (*fn)(void *ctx, const char *path, const char *value), void *ctx);
 
 /* Run one probe (out is cleared first, pages[] set to -1 outside dev_nodes).
  * What the probe made the kernel allocate is still held on return; call

@@ -16,89 +16,197 @@
 #define MOVABLE_OK false
 
 const struct pn_probe pn_probes[] = {
-	{ "hugetlb_spread", "hugetlb",
-	  "mm/hugetlb.c:set_max_huge_pages -> alloc_pool_huge_folio "
-	  "(for_each_node_mask_to_alloc over node_states[N_MEMORY], __GFP_THISNODE)",
-	  "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages by count x (device nodes + "
-	  "1)",
-	  "spreads the pool over N_MEMORY only: no huge page on a private node",
-	  "nr_hugepages written back, per-node counts restored", PN_PROBE_NODE_PATH, MOVABLE_OK, 8,
-	  pn_probe_hugetlb_supported, pn_probe_hugetlb_spread },
-	{ "hugetlb_node", "hugetlb",
-	  "mm/hugetlb.c:__nr_hugepages_store_common(nid) -> alloc_pool_huge_folio -> "
-	  "alloc_buddy_hugetlb_folio (__GFP_THISNODE on the named node)",
-	  "raise /sys/devices/system/node/nodeN/hugepages/hugepages-2048kB/nr_hugepages by count",
-	  "the allocation has no private context: the gate refuses the node, 0 huge pages there",
-	  "nodeN nr_hugepages written back", PN_PROBE_NODE_PATH, MOVABLE_OK, 8,
-	  pn_probe_hugetlb_supported, pn_probe_hugetlb_node },
-	{ "bpf_array", "bpf",
-	  "kernel/bpf/syscall.c:__bpf_map_area_alloc -> __vmalloc_node_range(numa_node) "
-	  "(array_map_alloc)",
-	  "bpf(BPF_MAP_CREATE, ARRAY, value 4 KiB x count, BPF_F_NUMA_NODE, numa_node=N)",
-	  "vmalloc pages come from DRAM (the gate skips the private zones), 0 pages on N",
-	  "map fd closed (freed by the kernel)", PN_PROBE_NODE_PATH, NORMAL, 256,
-	  pn_probe_bpf_supported, pn_probe_bpf_array },
-	{ "bpf_ringbuf", "bpf",
-	  "kernel/bpf/ringbuf.c:bpf_ringbuf_area_alloc -> alloc_pages_node(numa_node)",
-	  "bpf(BPF_MAP_CREATE, RINGBUF, count pages, BPF_F_NUMA_NODE, numa_node=N), mmap it",
-	  "alloc_pages_node() on a private node falls back to DRAM, 0 pages on N",
-	  "unmapped, map fd closed", PN_PROBE_NODE_PATH, NORMAL, 256, pn_probe_bpf_supported,
-	  pn_probe_bpf_ringbuf },
-	{ "bpf_lpm_trie", "bpf",
-	  "kernel/bpf/lpm_trie.c:lpm_trie_node_alloc -> bpf_map_kmalloc_node(numa_node) "
-	  "(one node per trie_update_elem)",
-	  "bpf(BPF_MAP_CREATE, LPM_TRIE, value 2 KiB, BPF_F_NUMA_NODE, numa_node=N), count updates",
-	  "kmalloc_node(private node) is served from DRAM (no slab node on it), 0 pages",
-	  "map fd closed (freed by the kernel)", PN_PROBE_NODE_PATH, NORMAL, 256,
-	  pn_probe_bpf_supported, pn_probe_bpf_lpm },
-	{ "memcg_create", "memcg",
-	  "mm/memcontrol.c:mem_cgroup_alloc -> alloc_mem_cgroup_per_node_info (for_each_node, "
-	  "kzalloc_node); mm/shrinker.c:alloc_shrinker_info (kvzalloc_node)",
-	  "mkdir count cgroups under a cgroup v2 parent with +memory",
-	  "kzalloc_node(private node) is served from DRAM (no slab node on it), 0 pages",
-	  "cgroups removed", PN_PROBE_NODE_PATH, NORMAL, 64, pn_probe_memcg_supported,
-	  pn_probe_memcg },
-	{ "hugetlb_cgroup", "cgroup hugetlb",
-	  "mm/hugetlb_cgroup.c:hugetlb_cgroup_css_alloc (for_each_node, kzalloc_node on every "
-	  "N_NORMAL_MEMORY node)",
-	  "mkdir count cgroups under a cgroup v2 parent with +hugetlb",
-	  "a private node is not N_NORMAL_MEMORY: NUMA_NO_NODE, 0 pages", "cgroups removed",
-	  PN_PROBE_NODE_PATH, NORMAL, 512, pn_probe_hugetlb_cg_supported, pn_probe_hugetlb_cg },
-	{ "move_pages", "migration",
-	  "mm/migrate.c:do_pages_move -> do_move_pages_to_node -> migrate_pages("
-	  "alloc_migration_target, __GFP_THISNODE)",
-	  "move_pages(2) of count private anonymous pages to node N",
-	  "refused (-ENODEV: not N_MEMORY) unless the node opted in to mempolicy, 0 pages",
-	  "pages moved home, unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 256, NULL,
-	  pn_probe_move_pages },
-	{ "migrate_pages", "mempolicy",
-	  "mm/mempolicy.c:kernel_migrate_pages -> do_migrate_pages -> migrate_to_node(dest)",
-	  "migrate_pages(2) of the probe process from its home node to node N",
-	  "refused (-EINVAL: new nodes not in N_MEMORY), 0 pages", "migrated back home, unmapped",
-	  PN_PROBE_NODE_PATH, MOVABLE_OK, 256, NULL, pn_probe_migrate_pages },
-	{ "madv_collapse", "khugepaged",
-	  "mm/khugepaged.c:hpage_collapse_find_target_node -> alloc_charge_folio "
-	  "(__folio_alloc on the node holding most source pages)",
-	  "512 small pages placed on node N (move_pages), then madvise(MADV_COLLAPSE)",
-	  "collapse skips private-node folios: no THP allocated on N", "unmapped",
-	  PN_PROBE_NODE_PATH, MOVABLE_OK, 1, pn_probe_collapse_supported, pn_probe_collapse },
-	{ "demotion", "vmscan/memory-tiers",
-	  "mm/vmscan.c:shrink_folio_list -> demote_folio_list -> alloc_demote_folio "
-	  "(next_demotion_node)",
-	  "demotion_enabled=1; a child in its own memcg faults count pages at home, MADV_COLD, "
-	  "memory.reclaim",
-	  "a private node is no demotion target (unless it opts in): 0 pages demoted there",
-	  "demotion_enabled restored, child exited, cgroup removed", PN_PROBE_SERVICE, MOVABLE_OK,
-	  4096, pn_probe_demotion_supported, pn_probe_demotion },
-	{ "damon_migrate", "damon",
-	  "mm/damon/paddr.c:damon_pa_migrate -> damon_pa_migrate_pages -> migrate_pages("
-	  "alloc_migrate_folio, target_nid)",
-	  "a DAMON paddr kdamond over the probe's buffer, scheme migrate_cold target_nid=N, quota "
-	  "= "
-	  "buffer size",
-	  "the migration target allocation has no private context: refused, 0 pages",
-	  "kdamond off, nr_kdamonds 0, unmapped", PN_PROBE_NODE_PATH, MOVABLE_OK, 1024,
-	  pn_probe_damon_supported, pn_probe_damon },
+	{
+		.name = "hugetlb_spread",
+		.subsys = "hugetlb",
+		.kpath = "mm/hugetlb.c:set_max_huge_pages -> alloc_pool_huge_folio "
+			 "(for_each_node_mask_to_alloc over node_states[N_MEMORY], __GFP_THISNODE)",
+		.trigger = "raise /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages by count "
+			   "x (device nodes + 1)",
+		.private_expect =
+			"spreads the pool over N_MEMORY only: no huge page on a private node",
+		.cleanup = "nr_hugepages written back, per-node counts restored",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 8,
+		.knobs = "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages;"
+			 "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages",
+		.supported = pn_probe_hugetlb_supported,
+		.run = pn_probe_hugetlb_spread,
+	},
+	{
+		.name = "hugetlb_node",
+		.subsys = "hugetlb",
+		.kpath = "mm/hugetlb.c:__nr_hugepages_store_common(nid) -> alloc_pool_huge_folio "
+			 "-> alloc_buddy_hugetlb_folio (__GFP_THISNODE on the named node)",
+		.trigger = "raise "
+			   "/sys/devices/system/node/nodeN/hugepages/hugepages-2048kB/nr_hugepages "
+			   "by count",
+		.private_expect = "the allocation has no private context: the gate refuses the "
+				  "node, 0 huge pages there",
+		.cleanup = "nodeN nr_hugepages written back",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 8,
+		.knobs = "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages",
+		.supported = pn_probe_hugetlb_supported,
+		.run = pn_probe_hugetlb_node,
+	},
+	{
+		.name = "bpf_array",
+		.subsys = "bpf",
+		.kpath = "kernel/bpf/syscall.c:__bpf_map_area_alloc -> "
+			 "__vmalloc_node_range(numa_node) (array_map_alloc)",
+		.trigger = "bpf(BPF_MAP_CREATE, ARRAY, value 4 KiB x count, BPF_F_NUMA_NODE, "
+			   "numa_node=N)",
+		.private_expect = "vmalloc pages come from DRAM (the gate skips the private "
+				  "zones), 0 pages on N",
+		.cleanup = "map fd closed (freed by the kernel)",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = NORMAL,
+		.default_count = 256,
+		.supported = pn_probe_bpf_supported,
+		.run = pn_probe_bpf_array,
+	},
+	{
+		.name = "bpf_ringbuf",
+		.subsys = "bpf",
+		.kpath = "kernel/bpf/ringbuf.c:bpf_ringbuf_area_alloc -> "
+			 "alloc_pages_node(numa_node)",
+		.trigger = "bpf(BPF_MAP_CREATE, RINGBUF, count pages, BPF_F_NUMA_NODE, "
+			   "numa_node=N), mmap it",
+		.private_expect =
+			"alloc_pages_node() on a private node falls back to DRAM, 0 pages on N",
+		.cleanup = "unmapped, map fd closed",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = NORMAL,
+		.default_count = 256,
+		.supported = pn_probe_bpf_supported,
+		.run = pn_probe_bpf_ringbuf,
+	},
+	{
+		.name = "bpf_lpm_trie",
+		.subsys = "bpf",
+		.kpath = "kernel/bpf/lpm_trie.c:lpm_trie_node_alloc -> "
+			 "bpf_map_kmalloc_node(numa_node) (one node per trie_update_elem)",
+		.trigger = "bpf(BPF_MAP_CREATE, LPM_TRIE, value 2 KiB, BPF_F_NUMA_NODE, "
+			   "numa_node=N), count updates",
+		.private_expect = "kmalloc_node(private node) is served from DRAM (no slab node on "
+				  "it), 0 pages",
+		.cleanup = "map fd closed (freed by the kernel)",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = NORMAL,
+		.default_count = 256,
+		.supported = pn_probe_bpf_supported,
+		.run = pn_probe_bpf_lpm,
+	},
+	{
+		.name = "memcg_create",
+		.subsys = "memcg",
+		.kpath = "mm/memcontrol.c:mem_cgroup_alloc -> alloc_mem_cgroup_per_node_info "
+			 "(for_each_node, kzalloc_node); mm/shrinker.c:alloc_shrinker_info "
+			 "(kvzalloc_node)",
+		.trigger = "mkdir count cgroups under a cgroup v2 parent with +memory",
+		.private_expect = "kzalloc_node(private node) is served from DRAM (no slab node on "
+				  "it), 0 pages",
+		.cleanup = "cgroups removed",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = NORMAL,
+		.default_count = 64,
+		.supported = pn_probe_memcg_supported,
+		.run = pn_probe_memcg,
+	},
+	{
+		.name = "hugetlb_cgroup",
+		.subsys = "cgroup hugetlb",
+		.kpath = "mm/hugetlb_cgroup.c:hugetlb_cgroup_css_alloc (for_each_node, "
+			 "kzalloc_node on every N_NORMAL_MEMORY node)",
+		.trigger = "mkdir count cgroups under a cgroup v2 parent with +hugetlb",
+		.private_expect = "a private node is not N_NORMAL_MEMORY: NUMA_NO_NODE, 0 pages",
+		.cleanup = "cgroups removed",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = NORMAL,
+		.default_count = 512,
+		.supported = pn_probe_hugetlb_cg_supported,
+		.run = pn_probe_hugetlb_cg,
+	},
+	{
+		.name = "move_pages",
+		.subsys = "migration",
+		.kpath = "mm/migrate.c:do_pages_move -> do_move_pages_to_node -> "
+			 "migrate_pages(alloc_migration_target, __GFP_THISNODE)",
+		.trigger = "move_pages(2) of count private anonymous pages to node N",
+		.private_expect = "refused (-ENODEV: not N_MEMORY) unless the node opted in to "
+				  "mempolicy, 0 pages",
+		.cleanup = "pages moved home, unmapped",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 256,
+		.run = pn_probe_move_pages,
+	},
+	{
+		.name = "migrate_pages",
+		.subsys = "mempolicy",
+		.kpath = "mm/mempolicy.c:kernel_migrate_pages -> do_migrate_pages -> "
+			 "migrate_to_node(dest)",
+		.trigger = "migrate_pages(2) of the probe process from its home node to node N",
+		.private_expect = "refused (-EINVAL: new nodes not in N_MEMORY), 0 pages",
+		.cleanup = "migrated back home, unmapped",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 256,
+		.run = pn_probe_migrate_pages,
+	},
+	{
+		.name = "madv_collapse",
+		.subsys = "khugepaged",
+		.kpath = "mm/khugepaged.c:hpage_collapse_find_target_node -> alloc_charge_folio "
+			 "(__folio_alloc on the node holding most source pages)",
+		.trigger = "512 small pages placed on node N (move_pages), then "
+			   "madvise(MADV_COLLAPSE)",
+		.private_expect = "collapse skips private-node folios: no THP allocated on N",
+		.cleanup = "unmapped",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 1,
+		.knobs = "/sys/kernel/debug/private_node/node%d/mempolicy",
+		.supported = pn_probe_collapse_supported,
+		.run = pn_probe_collapse,
+	},
+	{
+		.name = "demotion",
+		.subsys = "vmscan/memory-tiers",
+		.kpath = "mm/vmscan.c:shrink_folio_list -> demote_folio_list -> alloc_demote_folio "
+			 "(next_demotion_node)",
+		.trigger = "demotion_enabled=1; a child in its own memcg faults count pages at "
+			   "home, MADV_COLD, memory.reclaim",
+		.private_expect = "a private node is no demotion target (unless it opts in): 0 "
+				  "pages demoted there",
+		.cleanup = "demotion_enabled restored, child exited, cgroup removed",
+		.kind = PN_PROBE_SERVICE,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 4096,
+		.knobs = "/sys/kernel/mm/numa/demotion_enabled",
+		.supported = pn_probe_demotion_supported,
+		.run = pn_probe_demotion,
+	},
+	{
+		.name = "damon_migrate",
+		.subsys = "damon",
+		.kpath = "mm/damon/paddr.c:damon_pa_migrate -> damon_pa_migrate_pages -> "
+			 "migrate_pages(alloc_migrate_folio, target_nid)",
+		.trigger = "a DAMON paddr kdamond over the probe's buffer, scheme migrate_cold "
+			   "target_nid=N, quota = buffer size",
+		.private_expect =
+			"the migration target allocation has no private context: refused, 0 pages",
+		.cleanup = "kdamond off, nr_kdamonds 0, unmapped",
+		.kind = PN_PROBE_NODE_PATH,
+		.needs_normal = MOVABLE_OK,
+		.default_count = 1024,
+		.knobs = "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds",
+		.supported = pn_probe_damon_supported,
+		.run = pn_probe_damon,
+	},
 };
 const size_t pn_nprobes = PN_ARRAY_SIZE(pn_probes);
 

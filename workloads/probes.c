@@ -139,6 +139,16 @@ static int probes_supported(const struct pn_env *env, char *why, size_t whylen)
 	return -ENOTSUP;
 }
 
+static void add_knob(void *ctx, const char *path, const char *value)
+{
+	struct pn_wl *w = ctx;
+
+	/* its current value: the runner restores it after the phase, even when
+	 * the child dies before the probe's own release */
+	if (pn_wl_knob(w, path, value))
+		pn_warn("probes: cannot register knob %s", path);
+}
+
 static int probes_setup(struct pn_wl *w)
 {
 	struct probes_priv *pv = pn_xcalloc(1, sizeof(*pv));
@@ -155,6 +165,9 @@ static int probes_setup(struct pn_wl *w)
 		return pn_error(err, "probes: nodes: no device node to aim at");
 	pv->env.home_node = first_node(&w->roles->dram_nodes);
 	pv->env.is_root = geteuid() == 0;
+	for (size_t i = 0; i < pn_nprobes; i++)
+		if (pv->want[i])
+			pn_probe_knobs(&pn_probes[i], &pv->env, add_knob, w);
 	/* demotion 16 MiB, DAMON 4 MiB and migration buffers per device node */
 	w->mem_bytes = 64ULL << 20;
 	return 0;
