@@ -155,8 +155,6 @@ int pn_probe_child(struct pn_probe_out *out, const char *cg, int (*fn)(void *arg
 
 /* Pages of node memory in ZONE_NORMAL/DMA32 (managed, /proc/zoneinfo); -errno. */
 int64_t pn_probe_node_kernel_pages(int node);
-/* Number of the node's memory blocks (/sys/devices/system/node/nodeN/memoryM). */
-int pn_probe_node_blocks(int node, int *blocks, int max);
 
 /* Per-node pages of vmalloc areas (/proc/vmallocinfo "N<n>=<pages>").  A
  * snapshot keeps every area's start address; the delta counts only areas
