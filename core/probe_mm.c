@@ -23,6 +23,8 @@
 #define HPAGE_BYTES   (2UL << 20)
 #define HUGE_2M	      "hugepages/hugepages-2048kB/nr_hugepages"
 #define MPOL_MF_MOVE_ (1 << 1)
+#define MPOL_DEFAULT_ 0
+#define MPOL_BIND_    2
 #ifndef MADV_COLLAPSE
 #define MADV_COLLAPSE 25
 #endif
@@ -264,22 +266,39 @@ static bool page_is_thp(void *addr)
 }
 
 /*
- * Put the 512 source pages on node n.  A private-node kernel accepts them
- * only on a node that opted in to mempolicy: opt in for the placement alone
- * (debugfs private_node/nodeN/mempolicy), never for the collapse.
+ * Fault the 512 source pages of [a, a+2M) on node n: mbind(MPOL_BIND) for
+ * the faults, then the default policy again, so that the collapse runs
+ * without one.  A private-node kernel accepts the binding only for a node
+ * that opted in to mempolicy: opt in for the placement alone (debugfs
+ * private_node/nodeN/mempolicy), never for the collapse.  Returns the
+ * pages that are on n.
  */
-static long place_source(void *a, int n)
+static long place_source(char *a, int n)
 {
+	unsigned long mask[PN_PROBE_MAX_NODES / 64] = { 0 };
+	int64_t pages[PN_PROBE_MAX_NODES] = { 0 };
 	char rel[96], old[8] = "";
-	long placed;
+	size_t i;
 
 	snprintf(rel, sizeof(rel), "/sys/kernel/debug/private_node/node%d/mempolicy", n);
 	if (pn_exists(rel) && pn_probe_swap_text(rel, "1", old, sizeof(old)))
 		old[0] = '\0';
-	placed = move_all(a, HPAGE_BYTES, n);
+	mask[n / 64] |= 1UL << (n % 64);
+	if (syscall(SYS_mbind, a, HPAGE_BYTES, MPOL_BIND_, mask, PN_PROBE_MAX_NODES + 1, 0) == 0) {
+		for (i = 0; i < HPAGE_BYTES; i += PAGE_BYTES)
+			a[i] = 1;
+		syscall(SYS_mbind, a, HPAGE_BYTES, MPOL_DEFAULT_, NULL, 0, 0);
+	}
 	if (old[0])
 		pn_write_text(rel, old);
-	return placed;
+	for (i = 0; i < HPAGE_BYTES; i += PAGE_BYTES)
+		a[i] = 1; /* faults the pages mbind refused, at home */
+	if (pn_probe_census(a, HPAGE_BYTES, pages, NULL) == 0 &&
+	    pages[n] < (int64_t)(HPAGE_BYTES / PAGE_BYTES))
+		move_all(a, HPAGE_BYTES, n); /* the second way there (stock, isolate) */
+	memset(pages, 0, sizeof(pages));
+	pn_probe_census(a, HPAGE_BYTES, pages, NULL);
+	return (long)pages[n];
 }
 
 static void collapse_on(int n, struct pn_probe_out *out)
@@ -288,7 +307,6 @@ static void collapse_on(int n, struct pn_probe_out *out)
 			 -1, 0);
 	char *a;
 	long placed;
-	size_t i;
 
 	out->pages[n] = 0;
 	if (raw == MAP_FAILED) {
@@ -297,8 +315,6 @@ static void collapse_on(int n, struct pn_probe_out *out)
 	}
 	a = raw + ((HPAGE_BYTES - (uintptr_t)raw % HPAGE_BYTES) % HPAGE_BYTES);
 	madvise(a, HPAGE_BYTES, MADV_NOHUGEPAGE);
-	for (i = 0; i < HPAGE_BYTES; i += PAGE_BYTES)
-		a[i] = 1;
 	placed = place_source(a, n);
 	if (placed < (long)(HPAGE_BYTES / PAGE_BYTES)) {
 		pn_probe_note(out, "node%d: only %ld/512 source pages could be placed there", n,
@@ -312,11 +328,15 @@ static void collapse_on(int n, struct pn_probe_out *out)
 	} else {
 		out->triggered++;
 	}
-	if (page_is_thp(a)) {
+	{
 		int64_t pages[PN_PROBE_MAX_NODES] = { 0 };
+		bool thp = page_is_thp(a);
 
 		pn_probe_census(a, HPAGE_BYTES, pages, NULL);
-		out->pages[n] = pages[n];
+		if (thp)
+			out->pages[n] = pages[n];
+		pn_probe_note(out, "node%d: after MADV_COLLAPSE %s, %lld/512 pages on the node", n,
+			      thp ? "a THP" : "small pages", (long long)pages[n]);
 	}
 out:
 	pn_probe_hold_map(out, raw, 2 * HPAGE_BYTES);
