@@ -64,7 +64,7 @@ for kind in $kinds; do
 	for p in $probes; do
 		st=$(field "$kind" "$p" status) pages=$(field "$kind" "$p" pages)
 		pk=$(field "$kind" "$p" kind) why=$(sed -n "s/^PROBE $p .*why=\"\\([^\"]*\\)\".*/\\1/p" "$T/$kind.log" | tail -n1)
-		sum=$(total "$pages")
+		sum=$(total "$pages") asked=$(($(field "$kind" "$p" triggered) + $(field "$kind" "$p" refused)))
 		echo "$kind $p ${st:-missing} ${pages:--} $sum" >>"$T/table"
 		case $kind:$st in
 		*:) notok "[$kind] $p reported" "no PROBE line" ;;
@@ -76,7 +76,10 @@ for kind in $kinds; do
 			if [ "$pk" = service ]; then ok "[isolate] $p (node-state service, reported): $pages pages"
 			elif [ "$sum" -gt 0 ]; then ok "[isolate] $p: the per-node path still reaches the device nodes ($pages pages)"
 			else notok "[isolate] $p: the per-node path still reaches the device nodes" "pages=$pages"; fi ;;
-		private*:ran) if [ "$sum" -eq 0 ]; then ok "[$kind] $p: 0 pages on the private nodes"; else notok "[$kind] $p: 0 pages on the private nodes" "pages=$pages"; fi ;;
+		private*:ran)
+			# 0 counts only when the kernel was asked (accepted or refused the trigger)
+			if [ "$sum" -eq 0 ] && [ "$asked" -gt 0 ]; then ok "[$kind] $p: 0 pages on the private nodes ($(field "$kind" "$p" triggered) triggers accepted, $(field "$kind" "$p" refused) refused)"
+			else notok "[$kind] $p: 0 pages on the private nodes, the trigger reached the kernel" "pages=$pages triggers=$asked" "$(grep "^PROBE $p " "$T/$kind.log" | sed 's/.*note=//')"; fi ;;
 		esac
 	done
 done
