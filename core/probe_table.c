@@ -225,6 +225,39 @@ void pn_stat_refresh_quiet(void)
 	pn_write_text("/proc/sys/vm/stat_refresh", "1");
 }
 
+static void knob_one(const char *path, void (*fn)(void *, const char *, const char *), void *ctx)
+{
+	char val[128];
+
+	if (pn_read_text(path, val, sizeof(val)) < 0)
+		return;
+	val[strcspn(val, "\n")] = '\0';
+	fn(ctx, path, val);
+}
+
+void pn_probe_knobs(const struct pn_probe *probe, const struct pn_probe_env *env,
+		    void (*fn)(void *ctx, const char *path, const char *value), void *ctx)
+{
+	char list[512], *tok, *save = NULL;
+
+	if (!probe->knobs)
+		return;
+	snprintf(list, sizeof(list), "%s", probe->knobs);
+	for (tok = strtok_r(list, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+		char path[256], *pct = strstr(tok, "%d");
+		int n;
+
+		if (!pct) {
+			knob_one(tok, fn, ctx);
+			continue;
+		}
+		pn_nodeset_for_each (n, &env->dev_nodes) {
+			snprintf(path, sizeof(path), "%.*s%d%s", (int)(pct - tok), tok, n, pct + 2);
+			knob_one(path, fn, ctx);
+		}
+	}
+}
+
 int pn_probe_supported(const struct pn_probe *probe, const struct pn_probe_env *env, char *why,
 		       size_t whylen)
 {

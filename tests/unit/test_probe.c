@@ -221,6 +221,39 @@ static void test_node_counters(void **state)
 	assert_int_equal(pn_node_slab_bytes(2, &v), -ENOENT);
 }
 
+static void knob_seen(void *ctx, const char *path, const char *value)
+{
+	char *seen = ctx;
+
+	strcat(seen, path);
+	strcat(seen, "=");
+	strcat(seen, value);
+	strcat(seen, ";");
+}
+
+static void test_knobs(void **state)
+{
+	struct pn_probe_env env = { .home_node = 0, .is_root = true };
+	char seen[1024] = "";
+
+	(void)state;
+	pn_nodeset_set(&env.dev_nodes, 1);
+	pn_nodeset_set(&env.dev_nodes, 2);
+	put("/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "3\n");
+	put("/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages", "1\n");
+	put("/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages", "2\n");
+	pn_probe_knobs(pn_probe_find("hugetlb_spread"), &env, knob_seen, seen);
+	assert_string_equal(
+		seen, "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages=3;"
+		      "/sys/devices/system/node/node1/hugepages/hugepages-2048kB/nr_hugepages=1;"
+		      "/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages=2;");
+	seen[0] = '\0';
+	pn_probe_knobs(pn_probe_find("madv_collapse"), &env, knob_seen, seen); /* no debugfs */
+	assert_string_equal(seen, "");
+	pn_probe_knobs(pn_probe_find("bpf_array"), &env, knob_seen, seen); /* writes nothing */
+	assert_string_equal(seen, "");
+}
+
 static int child_fn(void *arg, int64_t *pages)
 {
 	pages[1] = *(int *)arg;
