@@ -313,7 +313,8 @@ int main(void)
 		cmocka_unit_test(test_catalogue),	  cmocka_unit_test(test_zones),
 		cmocka_unit_test(test_supported_generic), cmocka_unit_test(test_supported_fixture),
 		cmocka_unit_test(test_vmalloc_new),	  cmocka_unit_test(test_slab_new),
-		cmocka_unit_test(test_node_counters),	  cmocka_unit_test(test_hold_release),
+		cmocka_unit_test(test_node_counters),	  cmocka_unit_test(test_knobs),
+		cmocka_unit_test(test_hold_release),
 	};
 
 	return cmocka_run_group_tests(tests, tree_setup, tree_teardown);
