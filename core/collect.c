@@ -14,5 +14,6 @@ int pn_coll_sample(struct pn_coll *c, int iteration, const char *phase)
 		c->series.nrows--;
 		return ret;
 	}
+	pn_series_commit(&c->series);
 	return 0;
 }

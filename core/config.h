@@ -24,12 +24,25 @@ struct pn_config_wl {
 	const struct pn_workload *ops;
 	struct cJSON *params; /* canonical, every option present (see params.h) */
 	char *jpath;	      /* "$.phases[0].workloads[1]" */
+	/* "expect": how its process must end: "ok" (default), "error", "signal",
+	 * "oom_kill", "timeout", "killed" (signal or oom_kill) or "any" */
+	const char *expect;
+	uint64_t timeout_ms;  /* "timeout": SIGTERM then SIGKILL; 0 = none */
+	uint64_t memory_max;  /* "cgroup": {"memory.max": size}; 0 = none */
+	uint64_t memory_high; /* "cgroup": {"memory.high": size}; 0 = none */
+};
+
+struct pn_config_knob {
+	char *key;   /* alias or path, see knob.h */
+	char *value; /* as written to the file */
 };
 
 struct pn_config_phase {
 	char *name;
 	size_t nwl;
 	struct pn_config_wl *wl;
+	size_t nknobs; /* "knobs": {"kernel.numa_balancing": 1, ...}, set for the phase */
+	struct pn_config_knob *knobs;
 };
 
 struct pn_config_coll {

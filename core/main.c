@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,9 +55,18 @@ static void run_usage(FILE *f)
 	      "  -q, --quiet          no progress lines\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
-	      "Exit: 0 verdict passed, 1 verdict failed, 2 bad usage or config, 3 run failed,\n"
-	      "      4 every workload skipped here, 128+N interrupted by signal N (results kept,\n"
-	      "      marked incomplete).\n",
+	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
+	      "(OOM kill, SIGBUS, timeout) is recorded as its outcome.\n"
+	      "\n"
+	      "Exit: 0 verdict passed (something was judged and nothing failed)\n"
+	      "      1 verdict failed (general pages on a private node, a failed check,\n"
+	      "        explicit pages off their nodes)\n"
+	      "      2 bad usage or config (the message names the file and field)\n"
+	      "      3 the run failed (a workload or the --exec command failed, I/O)\n"
+	      "      4 nothing could run or be judged here (every workload skipped, or no\n"
+	      "        private node and no check: verdict not_applicable)\n"
+	      "      5 inconclusive: nothing failed, but an event collector lost events\n"
+	      "      128+N interrupted by signal N (results kept, marked incomplete)\n",
 	      f);
 }
 
@@ -206,7 +216,8 @@ static int cmd_list(int argc, char **argv)
 		char why[256] = "";
 		int ret = col->supported ? col->supported(&env, why, sizeof(why)) : 0;
 
-		printf("  %-14s %-5s %s\n", col->name, ret ? "skip" : "ok", col->summary);
+		printf("  %-14s %-5s %s (%s)\n", col->name, ret ? "skip" : "ok", col->summary,
+		       col->kind == PN_COLL_EVENT ? "events" : "sampled");
 		if (ret)
 			printf("  %-14s       why: %s\n", "", why);
 		if (verbose)
@@ -413,12 +424,49 @@ static int cmd_version(int argc, char **argv)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- report */
+
+/* The report is Python (report/): hand over to it, next to this binary
+ * (build/../report), installed (PREFIX/share/pnbench/report) or
+ * $PNBENCH_REPORT. */
+static int cmd_report(int argc, char **argv)
+{
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	const char *env = getenv("PNBENCH_REPORT");
+	char **args = pn_xcalloc((size_t)argc + 3, sizeof(*args));
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	const char *cands[3] = { env, NULL, "/usr/local/share/pnbench/report/pnreport.py" };
+
+	if (n > 0) {
+		exe[n] = '\0';
+		*strrchr(exe, '/') = '\0';
+		snprintf(path, sizeof(path), "%s/../report/pnreport.py", exe);
+		cands[1] = path;
+	}
+	for (size_t i = 0; i < PN_ARRAY_SIZE(cands); i++) {
+		if (!cands[i] || access(cands[i], R_OK))
+			continue;
+		args[0] = "/usr/bin/python3";
+		args[1] = (char *)cands[i];
+		for (int k = 1; k < argc; k++)
+			args[k + 1] = argv[k];
+		execv(args[0], args);
+		pn_error(-errno, "report: cannot run %s %s: %s", args[0], cands[i],
+			 strerror(errno));
+		free(args);
+		return PN_EXIT_ERROR;
+	}
+	free(args);
+	return pn_error(PN_EXIT_USAGE, "report: report/pnreport.py not found (set PNBENCH_REPORT)");
+}
+
 static const struct cmd cmds[] = {
 	{ "run", cmd_run, "run a suite config (or --exec -- CMD) and write results" },
 	{ "list", cmd_list, "list workloads and collectors, and why each would skip here" },
 	{ "topology", cmd_topology, "show NUMA nodes, roles, distances, tiers, HMAT" },
 	{ "collect", cmd_collect, "per-node memory counters of the running system" },
 	{ "bench", pn_cmd_bench, "benchmarks of the suite itself (bench collectors)" },
+	{ "report", cmd_report, "reports from results (report/pnreport.py: run, compare, ...)" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },
 };

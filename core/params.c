@@ -133,11 +133,18 @@ static int check_size(const struct pn_opt *o, const cJSON *v, const char *file, 
 				file, vpath, d);
 		*bytes = d;
 	} else if (cJSON_IsString(v)) {
-		if (pn_parse_size(v->valuestring, &b))
+		int ret = pn_parse_size(v->valuestring, &b);
+
+		if (ret && ret != -ERANGE)
 			return pn_error(-EINVAL,
 					"%s: %s: %s is not a size (examples: 4096, 64K, 2M, 1G)",
 					file, vpath, quote(v->valuestring, q, sizeof(q)));
-		if ((double)b > PN_PARAM_MAX_EXACT)
+		/* beyond 2^64, or beyond what a JSON number holds exactly */
+		if ((ret || (double)b > PN_PARAM_MAX_EXACT) && has_range(o))
+			return pn_error(-EINVAL, "%s: %s: %s is out of range [%.0f, %.0f] bytes",
+					file, vpath, quote(v->valuestring, q, sizeof(q)), o->min,
+					o->max);
+		if (ret || (double)b > PN_PARAM_MAX_EXACT)
 			return pn_error(-EINVAL, "%s: %s: %s is too large (at most 8P)", file,
 					vpath, quote(v->valuestring, q, sizeof(q)));
 		*bytes = (double)b;

@@ -18,7 +18,7 @@
 #define VERIFY_BATCH 1024
 
 int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *intended,
-			struct pn_wl_result *r)
+			struct pn_res *r)
 {
 	long psz = sysconf(_SC_PAGESIZE);
 	const char *p, *end;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "pn.h"
-#include "workload.h"
+#include "result.h"
 
 /*
  * Ask the kernel where every page of [addr, addr+len) lives (move_pages with
@@ -18,7 +18,7 @@
  * unverified_pages (no answer for the page).  Sets r->verified.
  */
 int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *intended,
-			struct pn_wl_result *r);
+			struct pn_res *r);
 
 /*
  * Refuse allocations that could OOM the machine: -ENOMEM with a message unless

@@ -17,11 +17,12 @@
 #include <sys/types.h>
 
 /* Exit codes: documented in README.md, never change their meaning. */
-#define PN_EXIT_PASS	0 /* run complete, verdict passed */
-#define PN_EXIT_VERDICT 1 /* run complete, verdict failed (leak found) */
-#define PN_EXIT_USAGE	2 /* bad command line or config */
-#define PN_EXIT_ERROR	3 /* run failed (I/O, kernel refused, ...) */
-#define PN_EXIT_SKIP	4 /* nothing could run here; reasons printed */
+#define PN_EXIT_PASS	     0 /* run complete, verdict passed */
+#define PN_EXIT_VERDICT	     1 /* run complete, verdict failed (leak found) */
+#define PN_EXIT_USAGE	     2 /* bad command line or config */
+#define PN_EXIT_ERROR	     3 /* run failed (I/O, kernel refused, ...) */
+#define PN_EXIT_SKIP	     4 /* nothing could run or be judged here; reasons printed */
+#define PN_EXIT_INCONCLUSIVE 5 /* nothing failed, but events were lost: cannot clear a node */
 
 #define PN_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -101,7 +102,10 @@ int pn_nodeset_parse(struct pn_nodeset *s, const char *str);
 int pn_nodeset_format(const struct pn_nodeset *s, char *buf, size_t len);
 
 /* ---- sizes and durations ---- */
-/* "4096", "64K", "2M", "1G", "1.5G" (binary units, optional "iB"/"B"). */
+/* "4096", "64K", "2M", "1G", "1.5T", "1P": a decimal number (no sign, no
+ * exponent) with an optional binary unit K M G T P (2^10 .. 2^50, either case),
+ * optionally followed by "i" and/or "B".  The result must be a whole number of
+ * bytes ("0.5K" is 512, "1.3K" is -EINVAL) up to UINT64_MAX (above: -ERANGE). */
 int pn_parse_size(const char *s, uint64_t *bytes);
 /* "500ms", "2s", "1m", "250us", bare number = milliseconds. */
 int pn_parse_duration_ms(const char *s, uint64_t *ms);

@@ -543,7 +543,7 @@ static int meminfo_hugepagesize(int64_t huge_total, int64_t *bytes)
  * HugePages_Total, which counts the default size only, times /proc/meminfo's
  * Hugepagesize.  Returns -ENOENT when neither is available.
  */
-static int node_hugetlb_bytes(int node, int64_t huge_total, int64_t *bytes)
+int pn_node_hugetlb_bytes(int node, int64_t huge_total, int64_t *bytes)
 {
 	char rel[128], path[4096];
 	struct dirent *de;
@@ -625,7 +625,7 @@ int pn_nodemem_read(int node, struct pn_nodemem *m)
 	if (ret)
 		return pn_error(ret, "node%d/vmstat: malformed", node);
 
-	ret = node_hugetlb_bytes(node, c.huge_total, &m->hugetlb);
+	ret = pn_node_hugetlb_bytes(node, c.huge_total, &m->hugetlb);
 	if (ret)
 		return pn_error(ret, "node%d: hugetlb pool size unknown", node);
 

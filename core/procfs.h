@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pn.h"
 
@@ -51,6 +52,10 @@ struct pn_nodemem {
 	int64_t numa_private_fallback;
 };
 
+/* Bytes in node's hugetlb pools (every page size); huge_total is the
+ * HugePages_Total of its meminfo for the fallback, or -1. */
+int pn_node_hugetlb_bytes(int node, int64_t huge_total, int64_t *bytes);
+
 /* Read a snapshot of node `node` through the sysroot. */
 int pn_nodemem_read(int node, struct pn_nodemem *m);
 
@@ -67,5 +72,71 @@ int pn_nodes_with_memory(struct pn_nodeset *out);
 
 /* /proc/meminfo MemAvailable in bytes. */
 int pn_mem_available(uint64_t *bytes);
+
+/* ---- per-process files (procfs_maps.c) ---- */
+
+/* Read a whole file of any size through the sysroot (seq_file files such as
+ * numa_maps report st_size 0): *out is malloc'd, NUL-terminated, *len bytes
+ * without the NUL; the caller frees it.  0 or -errno (*out NULL). */
+int pn_read_all(const char *rel, char **out, size_t *len);
+/* "/proc/PID/FILE", or "/proc/self/FILE" for pid 0 (the pid arguments below
+ * take 0 for the calling process). */
+void pn_proc_pid_path(char *buf, size_t len, pid_t pid, const char *file);
+
+/*
+ * /proc/PID/numa_maps summed over every VMA, in bytes.
+ *
+ * pn_parse_numa_maps() parses len bytes of buf (need not be NUL-terminated).
+ * Every line must be a well-formed numa_maps line (see procfs_maps.c for the
+ * grammar) and the text must end in '\n': a cut file (a partial read), a NUL
+ * byte, a bad number, a node id >= PN_MAX_NODES, the same node twice in a
+ * line, node counters without kernelpagesize_kB= (or the reverse), more
+ * anon= pages than pages, or any sum overflowing 64 bits gives -EINVAL and
+ * *out all zero: never a partial result.  Unknown key=N counters (later
+ * kernels) are validated and ignored; the policy is not interpreted.
+ * Pages are counted at the VMA's kernelpagesize_kB (4 kB, or the hugetlb
+ * size), so node_bytes is exact.  No size limit; len 0 is an empty process.
+ *
+ * pn_numa_maps_read() reads /proc/PID/numa_maps through the sysroot
+ * (pn_read_all()) and parses it: 0, -errno from open/read (-ENOENT: the
+ * process is gone; -EACCES), or -EINVAL.
+ */
+struct pn_numa_maps {
+	uint64_t node_bytes[PN_MAX_NODES]; /* per node, all kinds */
+	struct pn_nodeset nodes;	   /* nodes that appear with N<node>= */
+	uint64_t total_bytes;		   /* sum of node_bytes */
+	uint64_t anon_bytes;		   /* anon= pages outside hugetlb VMAs */
+	uint64_t file_bytes;		   /* pages of file= VMAs that are not anon= */
+	uint64_t hugetlb_bytes;		   /* pages of "huge" (hugetlbfs) VMAs */
+	uint64_t vmas;			   /* lines */
+};
+int pn_parse_numa_maps(const char *buf, size_t len, struct pn_numa_maps *out);
+int pn_numa_maps_read(pid_t pid, struct pn_numa_maps *out);
+
+/*
+ * /proc/PID/maps: "start-end perms offset dev inode [path]" per VMA, in
+ * address order.  pn_parse_maps() fills out->v (malloc'd, out->n entries;
+ * free with pn_maps_free()); any malformed line, end <= start, overlapping
+ * or unordered VMAs, a NUL byte or a missing final '\n' give -EINVAL and an
+ * empty out.  pn_maps_read() reads /proc/PID/maps through the sysroot.
+ */
+#define PN_VMA_READ   1u
+#define PN_VMA_WRITE  2u
+#define PN_VMA_EXEC   4u
+#define PN_VMA_SHARED 8u
+struct pn_vma {
+	uint64_t start, end; /* [start, end), bytes */
+	uint64_t offset, inode;
+	unsigned dev_major, dev_minor;
+	unsigned prot; /* PN_VMA_* */
+	char name[64]; /* path or "[heap]", "[vsyscall]" ...; truncated; "" if anonymous */
+};
+struct pn_maps {
+	size_t n;
+	struct pn_vma *v;
+};
+int pn_parse_maps(const char *buf, size_t len, struct pn_maps *out);
+int pn_maps_read(pid_t pid, struct pn_maps *out);
+void pn_maps_free(struct pn_maps *m);
 
 #endif /* PN_PROCFS_H */

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* registry.c - look-ups in the generated workload/collector tables; metric helpers. */
+/* registry.c - look-ups in the generated workload/collector tables; workload knobs. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,33 +23,17 @@ const struct pn_collector *pn_collector_find(const char *name)
 	return NULL;
 }
 
-const char *pn_unit_name(enum pn_unit u)
+int pn_wl_knob(struct pn_wl *w, const char *key, const char *value)
 {
-	switch (u) {
-	case PN_UNIT_NONE: return "";
-	case PN_UNIT_BYTES: return "bytes";
-	case PN_UNIT_PAGES: return "pages";
-	case PN_UNIT_NS: return "ns";
-	case PN_UNIT_BYTES_PER_SEC: return "bytes/s";
-	case PN_UNIT_PAGES_PER_SEC: return "pages/s";
-	case PN_UNIT_RATIO: return "ratio";
-	}
-	return "";
-}
+	struct pn_wl_knob *k;
 
-void pn_wl_metric(struct pn_wl_result *r, const char *name, enum pn_unit unit, double value,
-		  const char *better)
-{
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		if (!strcmp(r->metrics[i].name, name)) {
-			r->metrics[i].value = value;
-			return;
-		}
-	}
-	if (r->nmetrics >= PN_MAX_METRICS) {
-		fprintf(stderr, "pnbench: internal error: more than %d metrics (%s)\n",
-			PN_MAX_METRICS, name);
-		return;
-	}
-	r->metrics[r->nmetrics++] = (struct pn_metric){ name, unit, value, better };
+	if (w->nknobs >= PN_WL_MAX_KNOBS)
+		return pn_error(-E2BIG, "workload %s: more than %d knobs", w->ops->name,
+				PN_WL_MAX_KNOBS);
+	k = &w->knobs[w->nknobs];
+	if (snprintf(k->key, sizeof(k->key), "%s", key) >= (int)sizeof(k->key) ||
+	    snprintf(k->value, sizeof(k->value), "%s", value) >= (int)sizeof(k->value))
+		return pn_error(-ENAMETOOLONG, "workload %s: knob %s: too long", w->ops->name, key);
+	w->nknobs++;
+	return 0;
 }

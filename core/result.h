@@ -106,9 +106,9 @@ int pn_res_table_row(struct pn_res *r, int table, ...);
  * ("workload", "runner", "cgroup").  The numeric forms compute pass.
  */
 __attribute__((format(printf, 6, 7))) bool pn_res_check(struct pn_res *r, const char *name,
-							 bool pass, const char *source,
-							 const char *expected,
-							 const char *observed_fmt, ...);
+							bool pass, const char *source,
+							const char *expected,
+							const char *observed_fmt, ...);
 bool pn_res_check_eq(struct pn_res *r, const char *name, int64_t expected, int64_t observed,
 		     const char *unit);
 bool pn_res_check_le(struct pn_res *r, const char *name, int64_t limit, int64_t observed,

@@ -63,6 +63,17 @@ const int64_t *pn_series_row(const struct pn_series *s, size_t row)
 	return row < s->nrows ? s->vals + row * s->ncols : NULL;
 }
 
+static void write_row(FILE *f, const struct pn_series *s, size_t r)
+{
+	const int64_t *row = s->vals + r * s->ncols;
+
+	fprintf(f, "%" PRIu64 ",%d,%s", s->t_ns[r], s->iteration[r],
+		s->phase[r] ? s->phase[r] : "");
+	for (size_t c = 0; c < s->ncols; c++)
+		fprintf(f, ",%" PRId64, row[c]);
+	fputc('\n', f);
+}
+
 int pn_series_write_csv(const struct pn_series *s, const char *path)
 {
 	struct pn_atomic_file af;
@@ -75,20 +86,54 @@ int pn_series_write_csv(const struct pn_series *s, const char *path)
 	for (size_t c = 0; c < s->ncols; c++)
 		fprintf(f, ",%s", s->cols[c]);
 	fputc('\n', f);
-	for (size_t r = 0; r < s->nrows; r++) {
-		const int64_t *row = s->vals + r * s->ncols;
-
-		fprintf(f, "%" PRIu64 ",%d,%s", s->t_ns[r], s->iteration[r],
-			s->phase[r] ? s->phase[r] : "");
-		for (size_t c = 0; c < s->ncols; c++)
-			fprintf(f, ",%" PRId64, row[c]);
-		fputc('\n', f);
-	}
+	for (size_t r = 0; r < s->nrows; r++)
+		write_row(f, s, r);
 	return pn_atomic_commit(&af);
+}
+
+int pn_series_stream(struct pn_series *s, const char *path)
+{
+	s->out = fopen(path, "we");
+	if (!s->out)
+		return -errno;
+	fputs("t_ns,iteration,phase", s->out);
+	for (size_t c = 0; c < s->ncols; c++)
+		fprintf(s->out, ",%s", s->cols[c]);
+	fputc('\n', s->out);
+	s->written = s->nrows;
+	return pn_series_flush(s);
+}
+
+void pn_series_commit(struct pn_series *s)
+{
+	if (!s->out)
+		return;
+	for (; s->written < s->nrows; s->written++)
+		write_row(s->out, s, s->written);
+}
+
+int pn_series_flush(struct pn_series *s)
+{
+	if (!s->out)
+		return 0;
+	pn_series_commit(s);
+	return fflush(s->out) ? -errno : 0;
+}
+
+int pn_series_close(struct pn_series *s)
+{
+	int ret = pn_series_flush(s);
+
+	if (s->out && fclose(s->out) && !ret)
+		ret = -errno;
+	s->out = NULL;
+	return ret;
 }
 
 void pn_series_free(struct pn_series *s)
 {
+	if (s->out)
+		pn_series_close(s);
 	for (size_t i = 0; i < s->ncols; i++)
 		free(s->cols[i]);
 	free(s->cols);

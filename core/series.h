@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct pn_series {
 	char *name; /* collector name; CSV file is <name>.csv */
@@ -21,6 +22,8 @@ struct pn_series {
 	int *iteration;
 	const char **phase; /* static or run-owned strings */
 	int64_t *vals;	    /* nrows * ncols, row-major */
+	FILE *out;	    /* streaming CSV (pn_series_stream), NULL if none */
+	size_t written;	    /* rows already written to out */
 };
 
 void pn_series_init(struct pn_series *s, const char *name);
@@ -32,6 +35,16 @@ int64_t *pn_series_append(struct pn_series *s, uint64_t t_ns, int iteration, con
 const int64_t *pn_series_row(const struct pn_series *s, size_t row);
 /* Write the CSV atomically (tmp + rename) to path. */
 int pn_series_write_csv(const struct pn_series *s, const char *path);
+/*
+ * Streaming CSV: create path with the header now; every committed row is
+ * appended as it is taken (pn_coll_sample commits), pn_series_flush() pushes
+ * the buffered lines to the file (the runner calls it at every phase end), so
+ * a run that is interrupted or killed keeps its time series.
+ */
+int pn_series_stream(struct pn_series *s, const char *path);
+void pn_series_commit(struct pn_series *s);
+int pn_series_flush(struct pn_series *s);
+int pn_series_close(struct pn_series *s); /* flush and close; 0 or -errno */
 void pn_series_free(struct pn_series *s);
 
 #endif /* PN_SERIES_H */

@@ -1,142 +1,283 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * verdict.c - verdict v0.
+ * verdict.c - the verdict of a run, composed from its sources, and the text
+ * summary, both read from the results tree.
  *
- * For a private node, any growth of used memory during a phase that the
- * workloads' verified explicit pages do not explain is a general allocation
- * that landed on the device.  Kinds come from nodeN/meminfo; explicit pages
- * are anonymous, so they are netted out of the anon kind.  Counters are
- * folded with /proc/sys/vm/stat_refresh before each snapshot when we are
- * root; otherwise each item may be off by the per-CPU threshold.
+ *   fail          a private node holds general pages over the threshold by
+ *                 the counters or by the events, a check failed, or explicit
+ *                 pages are off their nodes beyond the threshold   (exit 1)
+ *   inconclusive  nothing failed, but an event collector lost events that
+ *                 could have touched a private node                (exit 5)
+ *   pass          something was judged and nothing failed          (exit 0)
+ *   not_applicable  nothing to judge: no private node, no check    (exit 4)
  */
-#include <stdbool.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "verdict.h"
+#include "runner.h"
 
-const char *const pn_kind_names[PN_NKINDS] = {
-	"anon", "file", "slab", "kernel_stack", "page_tables", "hugetlb", "other",
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
+			const char *workload, const char *name, const char *expected,
+			const char *observed)
+{
+	cJSON *f = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(f, "point", cJSON_GetObjectItem(pt, "index")->valuedouble);
+	cJSON_AddNumberToObject(f, "iteration", cJSON_GetObjectItem(it, "index")->valuedouble);
+	cJSON_AddStringToObject(f, "phase", str_of(ph, "name"));
+	cJSON_AddStringToObject(f, "workload", workload);
+	cJSON_AddStringToObject(f, "name", name);
+	cJSON_AddStringToObject(f, "expected", expected);
+	cJSON_AddStringToObject(f, "observed", observed);
+	cJSON_AddItemToArray(failures, f);
+}
+
+static const char *exec_observed(const cJSON *ex)
+{
+	static __thread char buf[64];
+	const cJSON *code = cJSON_GetObjectItem(ex, "exit_code");
+	const cJSON *sig = cJSON_GetObjectItem(ex, "signal");
+
+	if (cJSON_IsNumber(code))
+		snprintf(buf, sizeof(buf), "exit %d", code->valueint);
+	else
+		snprintf(buf, sizeof(buf), "signal %d", cJSON_IsNumber(sig) ? sig->valueint : 0);
+	return buf;
+}
+
+/* Walk every workload's checks; failures are listed with where they came from. */
+struct tally {
+	int total, failed;
+	cJSON *failures;
 };
 
-static int64_t pos(int64_t v)
+/* The checks of one phase: its workloads' and, with --exec, the command's
+ * exit status (perf stat users see the command's failure). */
+static void phase_checks(struct tally *t, const cJSON *pt, const cJSON *it, const cJSON *ph)
 {
-	return v > 0 ? v : 0;
-}
+	const cJSON *wl, *ck, *ex = cJSON_GetObjectItem(ph, "exec");
 
-static int64_t max64(int64_t a, int64_t b)
-{
-	return a > b ? a : b;
-}
-
-void pn_node_delta_sample(struct pn_node_delta *d, const struct pn_nodemem *m)
-{
-	struct pn_nodemem *p = &d->peak;
-
-	if (!d->have_peak) {
-		*p = *m;
-		d->have_peak = true;
+	cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads")) {
+		cJSON_ArrayForEach (ck, cJSON_GetObjectItem(wl, "checks")) {
+			t->total++;
+			if (cJSON_IsTrue(cJSON_GetObjectItem(ck, "pass")))
+				continue;
+			t->failed++;
+			add_failure(t->failures, pt, it, ph, str_of(wl, "workload"),
+				    str_of(ck, "name"), str_of(ck, "expected"),
+				    str_of(ck, "observed"));
+		}
+	}
+	if (!ex)
 		return;
+	t->total++;
+	if (cJSON_IsNumber(cJSON_GetObjectItem(ex, "exit_code")) &&
+	    cJSON_GetObjectItem(ex, "exit_code")->valueint == 0)
+		return;
+	t->failed++;
+	add_failure(t->failures, pt, it, ph, "--exec", "command exit status", "exit 0",
+		    exec_observed(ex));
+}
+
+static void collect_checks(const struct run *r, cJSON *out)
+{
+	struct tally t = { 0, 0, cJSON_CreateArray() };
+	const cJSON *pt, *it, *ph;
+
+	cJSON_ArrayForEach (pt, r->points_json)
+		cJSON_ArrayForEach (it, cJSON_GetObjectItem(pt, "iterations"))
+			cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases"))
+				phase_checks(&t, pt, it, ph);
+	cJSON_AddNumberToObject(out, "total", t.total);
+	cJSON_AddNumberToObject(out, "passed", t.total - t.failed);
+	cJSON_AddNumberToObject(out, "failed", t.failed);
+	cJSON_AddItemToObject(out, "failures", t.failures);
+}
+
+__attribute__((format(printf, 2, 3))) static void reason(cJSON *reasons, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	cJSON_AddItemToArray(reasons, cJSON_CreateString(buf));
+}
+
+/* One private node: pass unless counters or events exceed the threshold. */
+static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons, bool *any,
+		       bool *inconclusive)
+{
+	int64_t thr = r->c0->max_general_pages, cnt = r->worst_general[n], ev = r->worst_events[n];
+	bool pass = true;
+	cJSON *o, *src;
+	char key[16];
+
+	if (cnt < 0 && ev < 0)
+		return true;
+	*any = true;
+	snprintf(key, sizeof(key), "%d", n);
+	o = cJSON_AddObjectToObject(nodes, key);
+	cJSON_AddNumberToObject(o, "general_pages_max", (double)(cnt > ev ? cnt : ev));
+	src = cJSON_AddObjectToObject(o, "sources");
+	cJSON_AddNumberToObject(src, "counters", (double)cnt);
+	if (ev >= 0)
+		cJSON_AddNumberToObject(src, "events", (double)ev);
+	else
+		cJSON_AddNullToObject(src, "events");
+	if (cnt > thr) {
+		pass = false;
+		reason(reasons,
+		       "general allocations on private node %d: %lld pages by the counters "
+		       "(threshold %lld)",
+		       n, (long long)cnt, (long long)thr);
 	}
-	p->used = max64(p->used, m->used);
-	p->anon = max64(p->anon, m->anon);
-	p->file = max64(p->file, m->file);
-	p->slab = max64(p->slab, m->slab);
-	p->kernel_stack = max64(p->kernel_stack, m->kernel_stack);
-	p->page_tables =
-		max64(p->page_tables + p->sec_page_tables, m->page_tables + m->sec_page_tables);
-	p->sec_page_tables = 0;
-	p->hugetlb = max64(p->hugetlb, m->hugetlb);
-	p->other = max64(p->other, m->other);
-}
-
-/* Growth by kind from a to b, in pages. */
-static void growth(const struct pn_nodemem *a, const struct pn_nodemem *b, int64_t ps,
-		   int64_t *used, int64_t kinds[PN_NKINDS])
-{
-	*used = (b->used - a->used) / ps;
-	kinds[PN_KIND_ANON] = (b->anon - a->anon) / ps;
-	kinds[PN_KIND_FILE] = (b->file - a->file) / ps;
-	kinds[PN_KIND_SLAB] = (b->slab - a->slab) / ps;
-	kinds[PN_KIND_KERNEL_STACK] = (b->kernel_stack - a->kernel_stack) / ps;
-	kinds[PN_KIND_PAGE_TABLES] =
-		(b->page_tables + b->sec_page_tables - a->page_tables - a->sec_page_tables) / ps;
-	kinds[PN_KIND_HUGETLB] = (b->hugetlb - a->hugetlb) / ps;
-	kinds[PN_KIND_OTHER] = (b->other - a->other) / ps;
-}
-
-void pn_node_delta_compute(struct pn_node_delta *d, long page_size)
-{
-	const struct pn_nodemem *a = &d->before, *b = &d->after;
-	int64_t ps = page_size > 0 ? page_size : 4096;
-	int64_t peak_kinds[PN_NKINDS] = { 0 };
-
-	growth(a, b, ps, &d->used_growth_pages, d->growth_pages);
-	d->general_pages = pos(d->used_growth_pages - d->explained_pages);
-	for (int k = 0; k < PN_NKINDS; k++)
-		d->general_by_kind[k] = pos(d->growth_pages[k]);
-	d->general_by_kind[PN_KIND_ANON] = pos(d->growth_pages[PN_KIND_ANON] - d->explained_pages);
-
-	d->peak_used_growth_pages = 0;
-	if (d->have_peak) {
-		growth(a, &d->peak, ps, &d->peak_used_growth_pages, peak_kinds);
-		d->general_pages = max64(d->general_pages,
-					 pos(d->peak_used_growth_pages - d->explained_pages));
-		for (int k = 0; k < PN_NKINDS; k++)
-			d->general_by_kind[k] = max64(d->general_by_kind[k], pos(peak_kinds[k]));
-		d->general_by_kind[PN_KIND_ANON] =
-			max64(d->general_by_kind[PN_KIND_ANON],
-			      pos(peak_kinds[PN_KIND_ANON] - d->explained_pages));
+	if (ev > thr) {
+		pass = false;
+		reason(reasons,
+		       "general allocations on private node %d: %lld pages by the events "
+		       "(threshold %lld)",
+		       n, (long long)ev, (long long)thr);
 	}
-
-	d->numa_hit_delta = b->numa_hit - a->numa_hit;
-	d->numa_miss_delta = b->numa_miss - a->numa_miss;
-	d->numa_foreign_delta = b->numa_foreign - a->numa_foreign;
-	d->private_fallback_delta = (a->numa_private_fallback >= 0 && b->numa_private_fallback >= 0)
-					    ? b->numa_private_fallback - a->numa_private_fallback
-					    : 0;
+	cJSON_AddBoolToObject(o, "inconclusive", r->inconclusive[n]);
+	if (r->inconclusive[n] && pass)
+		*inconclusive = true;
+	cJSON_AddBoolToObject(o, "pass", pass);
+	return pass;
 }
 
-static cJSON *mem_json(const struct pn_nodemem *m)
+int pn_results_judge(struct run *r)
 {
-	cJSON *o = cJSON_CreateObject();
+	const struct pn_config *c = r->c0;
+	cJSON *v, *nodes, *reasons, *checks, *thr;
+	bool any = false, fail = false, inconclusive = false;
+	const char *result;
+	int n, code;
 
-	cJSON_AddNumberToObject(o, "total_bytes", (double)m->total);
-	cJSON_AddNumberToObject(o, "used_bytes", (double)m->used);
-	cJSON_AddNumberToObject(o, "anon_bytes", (double)m->anon);
-	cJSON_AddNumberToObject(o, "file_bytes", (double)m->file);
-	cJSON_AddNumberToObject(o, "slab_bytes", (double)m->slab);
-	cJSON_AddNumberToObject(o, "kernel_stack_bytes", (double)m->kernel_stack);
-	cJSON_AddNumberToObject(o, "page_tables_bytes",
-				(double)(m->page_tables + m->sec_page_tables));
-	cJSON_AddNumberToObject(o, "hugetlb_bytes", (double)m->hugetlb);
-	cJSON_AddNumberToObject(o, "other_bytes", (double)m->other);
-	cJSON_AddNumberToObject(o, "numa_hit", (double)m->numa_hit);
-	cJSON_AddNumberToObject(o, "numa_miss", (double)m->numa_miss);
-	cJSON_AddNumberToObject(o, "numa_foreign", (double)m->numa_foreign);
-	return o;
+	cJSON_DeleteItemFromObject(r->root, "verdict");
+	v = cJSON_AddObjectToObject(r->root, "verdict");
+	thr = cJSON_AddObjectToObject(v, "thresholds");
+	cJSON_AddNumberToObject(thr, "general_pages", (double)c->max_general_pages);
+	cJSON_AddNumberToObject(thr, "misplaced_pages", (double)c->max_misplaced_pages);
+	nodes = cJSON_AddObjectToObject(v, "nodes");
+	reasons = cJSON_AddArrayToObject(v, "reasons");
+	pn_nodeset_for_each (n, &r->roles.private_nodes)
+		if (!judge_node(r, n, nodes, reasons, &any, &inconclusive))
+			fail = true;
+	checks = cJSON_AddObjectToObject(v, "checks");
+	collect_checks(r, checks);
+	if (cJSON_GetObjectItem(checks, "total")->valueint > 0)
+		any = true;
+	if (cJSON_GetObjectItem(checks, "failed")->valueint > 0) {
+		fail = true;
+		reason(reasons, "%d check(s) failed (verdict.checks.failures)",
+		       cJSON_GetObjectItem(checks, "failed")->valueint);
+	}
+	cJSON_AddNumberToObject(v, "misplaced_pages", (double)r->misplaced_total);
+	if (c->max_misplaced_pages >= 0 && r->misplaced_total > c->max_misplaced_pages) {
+		fail = true;
+		reason(reasons, "explicit pages off their intended nodes: %lld (threshold %lld)",
+		       (long long)r->misplaced_total, (long long)c->max_misplaced_pages);
+	}
+	if (r->exec_failed) {
+		fail = true;
+		reason(reasons, "the --exec command failed in %d phase(s)", r->exec_failed);
+	}
+	result = fail ? "fail" : inconclusive ? "inconclusive" : any ? "pass" : "not_applicable";
+	code = fail	      ? PN_EXIT_VERDICT
+	       : inconclusive ? PN_EXIT_INCONCLUSIVE
+	       : any	      ? PN_EXIT_PASS
+			      : PN_EXIT_SKIP;
+	cJSON_AddStringToObject(v, "result", result);
+	cJSON_AddNumberToObject(v, "exit_code", code);
+	return code;
 }
 
-cJSON *pn_node_delta_to_json(const struct pn_node_delta *d)
+static void print_labels(const cJSON *labels, char *buf, size_t len)
 {
-	cJSON *o = cJSON_CreateObject(), *g, *k;
+	const cJSON *l;
+	size_t used = 0;
 
-	cJSON_AddStringToObject(o, "role", d->is_private ? "private" : "dram");
-	cJSON_AddItemToObject(o, "before", mem_json(&d->before));
-	cJSON_AddItemToObject(o, "after", mem_json(&d->after));
-	cJSON_AddNumberToObject(o, "used_growth_pages", (double)d->used_growth_pages);
-	cJSON_AddNumberToObject(o, "peak_used_growth_pages", (double)d->peak_used_growth_pages);
-	k = cJSON_AddObjectToObject(o, "growth_pages");
-	for (int i = 0; i < PN_NKINDS; i++)
-		cJSON_AddNumberToObject(k, pn_kind_names[i], (double)d->growth_pages[i]);
-	cJSON_AddNumberToObject(o, "explained_pages", (double)d->explained_pages);
-	g = cJSON_AddObjectToObject(o, "general_pages");
-	cJSON_AddNumberToObject(g, "total", (double)d->general_pages);
-	for (int i = 0; i < PN_NKINDS; i++)
-		cJSON_AddNumberToObject(g, pn_kind_names[i], (double)d->general_by_kind[i]);
-	cJSON_AddNumberToObject(o, "numa_hit_delta", (double)d->numa_hit_delta);
-	cJSON_AddNumberToObject(o, "numa_miss_delta", (double)d->numa_miss_delta);
-	cJSON_AddNumberToObject(o, "numa_foreign_delta", (double)d->numa_foreign_delta);
-	cJSON_AddNumberToObject(o, "private_fallback_delta", (double)d->private_fallback_delta);
-	return o;
+	buf[0] = '\0';
+	cJSON_ArrayForEach (l, labels) {
+		int k = snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "{", l->string,
+				 cJSON_IsString(l) ? l->valuestring : "?");
+
+		if (k < 0 || (size_t)k >= len - used)
+			break;
+		used += (size_t)k;
+	}
+	if (used && used + 2 < len)
+		strcat(buf, "}");
+}
+
+static void print_point(const cJSON *pt)
+{
+	cJSON *mx = cJSON_GetObjectItem(pt, "matrix"), *e;
+	char *mtext = mx && cJSON_IsObject(mx) ? cJSON_PrintUnformatted(mx) : NULL;
+	char lab[160], name[256];
+
+	printf("point %d%s%s\n", cJSON_GetObjectItem(pt, "index")->valueint, mtext ? " " : "",
+	       mtext ? mtext : "");
+	cJSON_free(mtext);
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics")) {
+		print_labels(cJSON_GetObjectItem(e, "labels"), lab, sizeof(lab));
+		snprintf(name, sizeof(name), "%s/%d:%s %s%s", str_of(e, "phase"),
+			 cJSON_GetObjectItem(e, "workload_index")->valueint, str_of(e, "workload"),
+			 str_of(e, "name"), lab);
+		printf("  %-52s %s %14.6g  min %14.6g  max %14.6g  %s (n=%d)\n", name,
+		       str_of(e, "aggregate"), cJSON_GetObjectItem(e, "value")->valuedouble,
+		       cJSON_GetObjectItem(e, "min")->valuedouble,
+		       cJSON_GetObjectItem(e, "max")->valuedouble, str_of(e, "unit"),
+		       cJSON_GetObjectItem(e, "n")->valueint);
+	}
+}
+
+void pn_results_print(struct run *r)
+{
+	cJSON *pt, *v = cJSON_GetObjectItem(r->root, "verdict"), *n, *x;
+	cJSON *checks = cJSON_GetObjectItem(v, "checks");
+
+	printf("pnbench run: %s\n", r->outdir);
+	cJSON_ArrayForEach (pt, r->points_json)
+		print_point(pt);
+	cJSON_ArrayForEach (n, cJSON_GetObjectItem(v, "nodes")) {
+		cJSON *src = cJSON_GetObjectItem(n, "sources"),
+		      *ev = cJSON_GetObjectItem(src, "events");
+
+		char evs[32] = "n/a";
+
+		if (cJSON_IsNumber(ev))
+			snprintf(evs, sizeof(evs), "%.0f", ev->valuedouble);
+		printf("general allocations on private node %s: %.0f pages (counters %.0f, events "
+		       "%s) "
+		       "%s%s\n",
+		       n->string, cJSON_GetObjectItem(n, "general_pages_max")->valuedouble,
+		       cJSON_GetObjectItem(src, "counters")->valuedouble, evs,
+		       cJSON_IsTrue(cJSON_GetObjectItem(n, "pass")) ? "PASS" : "FAIL",
+		       cJSON_IsTrue(cJSON_GetObjectItem(n, "inconclusive")) ? " (events lost)"
+									    : "");
+	}
+	printf("checks: %d passed, %d failed\n", cJSON_GetObjectItem(checks, "passed")->valueint,
+	       cJSON_GetObjectItem(checks, "failed")->valueint);
+	cJSON_ArrayForEach (x, cJSON_GetObjectItem(checks, "failures"))
+		printf("  FAIL %s/%s %s: expected %s, observed %s\n", str_of(x, "phase"),
+		       str_of(x, "workload"), str_of(x, "name"), str_of(x, "expected"),
+		       str_of(x, "observed"));
+	printf("explicit pages off their intended nodes: %.0f\n",
+	       cJSON_GetObjectItem(v, "misplaced_pages")->valuedouble);
+	cJSON_ArrayForEach (x, cJSON_GetObjectItem(v, "reasons"))
+		printf("reason: %s\n", x->valuestring);
+	printf("verdict: %s\n", str_of(v, "result"));
 }

@@ -118,7 +118,7 @@ int pn_wl_knob(struct pn_wl *w, const char *key, const char *value);
 struct pn_workload {
 	const char *name;
 	const char *summary;
-	const struct pn_opt *opts;	       /* terminated by {NULL} */
+	const struct pn_opt *opts;	      /* terminated by {NULL} */
 	const struct pn_metric_decl *metrics; /* terminated by {NULL}; may be NULL */
 	/* 0 if it can run here, else -errno and a reason in why. */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);

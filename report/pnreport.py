@@ -3,8 +3,9 @@
 
 usage:
   pnreport.py summary RUN_DIR            the verdict, per-node general pages and metric medians
-  pnreport.py plot RUN_DIR [-o FILE.png] per-node memory over time (from nodestat.csv),
-                                         phases shaded, private nodes marked
+  pnreport.py plot RUN_DIR [-o FILE.png] per-node memory growth since each phase start
+                                         (MiB, from nodestat.csv), phases shaded by name,
+                                         private nodes marked
 
 Reads run.json and the collector CSVs exactly as results/schema describes them;
 refuses (exit 2) a run.json whose schema_version it does not know.
@@ -15,7 +16,7 @@ import json
 import os
 import sys
 
-SCHEMA_VERSIONS = {1}
+SCHEMA_VERSIONS = {2}
 
 
 def load_run(path):
@@ -42,10 +43,11 @@ def cmd_summary(args):
     for p in d["points"]:
         label = json.dumps(p["matrix"]) if p.get("matrix") else ""
         print(f"point {p['index']} {label}".rstrip())
-        for wl, metrics in p.get("summary", {}).items():
-            print(f"  {wl}")
-            for name, m in metrics.items():
-                print(f"    {name:28s} median {m['median']:>14.6g} {m['unit']} (n={m['n']})")
+        for m in p.get("summary", {}).get("metrics", []):
+            labels = ",".join(f"{k}={v}" for k, v in m["labels"].items())
+            name = f"{m['phase']}/{m['workload_index']}:{m['workload']} {m['name']}" + \
+                (f"{{{labels}}}" if labels else "")
+            print(f"  {name:52s} {m['aggregate']} {m['value']:>14.6g} {m['unit']} (n={m['n']})")
         worst = {}
         for it in p["iterations"]:
             for ph in it["phases"]:
@@ -56,7 +58,8 @@ def cmd_summary(args):
                     if node not in worst or g["total"] > worst[node]["total"]:
                         worst[node] = g
         for node, g in sorted(worst.items(), key=lambda kv: int(kv[0])):
-            kinds = ", ".join(f"{k} {v}" for k, v in g.items() if k != "total" and v)
+            kinds = ", ".join(f"{k} {v}" for k, v in g.items()
+                              if k not in ("total", "net_pages", "moment", "t_ns") and v)
             print(f"  private node {node}: worst phase {g['total']} general pages"
                   + (f" ({kinds})" if kinds else ""))
     v = d["verdict"]
@@ -74,6 +77,111 @@ def read_series(path):
     return rows[0], rows[1:]
 
 
+def private_nodes(spec):
+    """"1,3-4" -> {1, 3, 4}"""
+    out = set()
+    for part in spec.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out.update(range(int(a), int(b) + 1))
+        elif part:
+            out.add(int(part))
+    return out
+
+
+def phase_segments(rows):
+    """[(start, end, iteration, phase)]: runs of rows [start, end) of one phase of one iteration."""
+    segs, start = [], 0
+    for i in range(1, len(rows) + 1):
+        if i == len(rows) or rows[i][1:3] != rows[start][1:3]:
+            segs.append((start, i, int(rows[start][1]), rows[start][2]))
+            start = i
+    return segs
+
+
+def phase_colors(segs):
+    """One colour per phase name, in order of first appearance: the same phase
+    looks the same in every iteration, two phases never share a colour (up to 8)."""
+    palette = ["#cfe2f3", "#fce5cd", "#d9ead3", "#ead1dc", "#fff2cc", "#d0e0e3", "#f4cccc",
+               "#d9d2e9"]
+    names = []
+    for _, _, _, name in segs:
+        if name not in names:
+            names.append(name)
+    return {name: palette[i % len(palette)] for i, name in enumerate(names)}
+
+
+def series_deltas(values, segs):
+    """values relative to the first sample of their phase segment, with None
+    between segments so that lines break at phase boundaries."""
+    xs, out = [], []
+    for start, end, _, _ in segs:
+        base = values[start]
+        xs.extend(range(start, end))
+        out.extend(v - base for v in values[start:end])
+        xs.append(None)
+        out.append(None)
+    return xs, out
+
+
+KINDS = [("meminfo.MemUsed", "used"), ("meminfo.AnonPages", "anon"),
+         ("meminfo.FilePages", "file"), ("meminfo.Slab", "slab")]
+LEGEND_RIGHT = 0.80  # the axes end here; the legend lives to their right
+
+
+def build_plot(d, header, rows):
+    """The figure: one axis per node, per-kind growth since the start of each
+    phase (MiB), phases shaded by name, the legend outside the axes."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
+
+    col = {name: i for i, name in enumerate(header)}
+    nodes = sorted({int(h.split(".")[0][4:]) for h in header[3:] if h.startswith("node")})
+    private = private_nodes(d["roles"]["private"])
+    t0 = int(rows[0][0])
+    t = [(int(r[0]) - t0) / 1e9 for r in rows]
+    segs = phase_segments(rows)
+    colors = phase_colors(segs)
+    fig, axes = plt.subplots(len(nodes), 1, figsize=(11, 2.6 * len(nodes)), sharex=True,
+                             squeeze=False)
+    handles = {}
+    for ax, node in zip(axes[:, 0], nodes):
+        for start, end, _, name in segs:
+            right = t[end] if end < len(t) else t[end - 1]
+            ax.axvspan(t[start], right, color=colors[name], zorder=0, lw=0)
+            if start:
+                ax.axvline(t[start], color="0.55", lw=0.6, ls=":", zorder=1)
+        for key, label in KINDS:
+            c = col.get(f"node{node}.{key}")
+            if c is None:
+                continue
+            xs, ys = series_deltas([int(r[c]) for r in rows], segs)
+            line, = ax.plot([t[x] if x is not None else float("nan") for x in xs],
+                            [y / 2**20 if y is not None else float("nan") for y in ys],
+                            label=label, lw=1.4)
+            if label in handles:
+                line.set_color(handles[label].get_color())
+            else:
+                handles[label] = line
+        ax.axhline(0, color="0.5", lw=0.6)
+        role = "private" if node in private else "dram"
+        ax.set_ylabel("MiB since\nphase start")
+        ax.set_title(f"node {node} ({role})", loc="left", fontsize=10,
+                     color="tab:red" if node in private else "black")
+        ax.grid(True, alpha=0.3)
+    legend = [handles[k] for _, k in KINDS if k in handles]
+    legend += [Patch(color=c, label=f"phase {n}") for n, c in colors.items()]
+    fig.legend(handles=legend, loc="upper left", bbox_to_anchor=(LEGEND_RIGHT + 0.01, 0.92),
+               fontsize=8, frameon=False)
+    axes[-1, 0].set_xlabel("seconds since the first sample")
+    fig.suptitle(f"{d['config']['name']} on {d['host']['hostname']} ({d['kernel']['release']}): "
+                 f"verdict {d['verdict']['result']}", fontsize=10)
+    fig.tight_layout(rect=(0, 0, LEGEND_RIGHT, 0.96))
+    return fig
+
+
 def cmd_plot(args):
     d = load_run(args.run)
     path = os.path.join(args.run, "nodestat.csv")
@@ -84,48 +192,7 @@ def cmd_plot(args):
     if not rows:
         print(f"pnreport: {path}: no samples", file=sys.stderr)
         return 2
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    col = {name: i for i, name in enumerate(header)}
-    nodes = sorted({int(h.split(".")[0][4:]) for h in header[3:] if h.startswith("node")})
-    private = set()
-    for part in d["roles"]["private"].split(","):
-        if "-" in part:
-            a, b = part.split("-")
-            private.update(range(int(a), int(b) + 1))
-        elif part:
-            private.add(int(part))
-    t0 = int(rows[0][0])
-    t = [(int(r[0]) - t0) / 1e9 for r in rows]
-    fig, axes = plt.subplots(len(nodes), 1, figsize=(10, 2.6 * len(nodes)), sharex=True,
-                             squeeze=False)
-    kinds = [("meminfo.AnonPages", "anon"), ("meminfo.FilePages", "file"),
-             ("meminfo.Slab", "slab"), ("meminfo.MemUsed", "used")]
-    for ax, node in zip(axes[:, 0], nodes):
-        for key, label in kinds:
-            c = col.get(f"node{node}.{key}")
-            if c is None:
-                continue
-            ax.plot(t, [int(r[c]) / 2**20 for r in rows], label=label)
-        role = "private" if node in private else "dram"
-        ax.set_ylabel("MiB")
-        ax.set_title(f"node {node} ({role})", loc="left", fontsize=10,
-                     color="tab:red" if node in private else "black")
-        # shade each phase of each iteration
-        start = 0
-        for i in range(1, len(rows) + 1):
-            if i == len(rows) or rows[i][1:3] != rows[start][1:3]:
-                if (int(rows[start][1]) + len(rows[start][2])) % 2 == 0:
-                    ax.axvspan(t[start], t[i - 1], color="0.93", zorder=0)
-                start = i
-        ax.grid(True, alpha=0.3)
-    axes[0, 0].legend(loc="upper right", fontsize=8, ncol=len(kinds))
-    axes[-1, 0].set_xlabel("seconds since the first sample")
-    fig.suptitle(f"{d['config']['name']} on {d['host']['hostname']} ({d['kernel']['release']}): "
-                 f"verdict {d['verdict']['result']}", fontsize=10)
-    fig.tight_layout()
+    fig = build_plot(d, header, rows)
     out = args.output or os.path.join(args.run, "nodes.png")
     fig.savefig(out, dpi=100)
     print(out)

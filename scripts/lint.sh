@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# make lint: clang-format (check only), clang-tidy, cppcheck, shellcheck, pyflakes.
+# make lint: clang-format (check only), clang-tidy, cppcheck, shellcheck, pyflakes,
+# and scripts/lint-make-captures.sh ($(make ...) captures need --no-print-directory).
 # Every tool that is missing is reported as a SKIP with the package to install.
 # Usage: scripts/lint.sh BUILD_DIR
 set -uo pipefail
@@ -44,6 +45,10 @@ if command -v shellcheck >/dev/null; then
 	step "shellcheck (${#SH[@]} files)"
 	shellcheck -x "${SH[@]}" || rc=1
 else skip shellcheck shellcheck; fi
+
+step "make captures use --no-print-directory"
+mapfile -t MK < <(git ls-files '*.sh' '*Makefile' '*.mk' 'kernel-series/qemu/*' 'tests/run.sh')
+scripts/lint-make-captures.sh "${MK[@]}" || rc=1
 
 if command -v pyflakes3 >/dev/null; then
 	step "pyflakes (${#PY[@]} files)"

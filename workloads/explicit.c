@@ -10,8 +10,9 @@
  * nodes as misplaced: a preferred policy on a full device legitimately falls
  * back, and that is reported, not hidden.
  *
- * The memory stays mapped until teardown(), so the runner's after-snapshot
- * of the node counters sees it.
+ * setup() (in the runner) validates and plans; run() (in the workload's own
+ * process) maps, touches and verifies.  The memory stays mapped until
+ * teardown(), so the runner's after-read of the node counters sees it.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -51,6 +52,19 @@ static const struct pn_opt explicit_opts[] = {
 	{ "verify", PN_OPT_BOOL, "true", "check where every page lives (move_pages)", NULL, 0, 0 },
 	{ "max_mem_share", PN_OPT_DOUBLE, "0.5",
 	  "refuse sizes above this share of MemAvailable, in [0.01, 0.9]", NULL, 0.01, 0.9 },
+	{ NULL },
+};
+
+static const struct pn_metric_decl explicit_metrics[] = {
+	{ "alloc_fault_throughput", PN_UNIT_BYTES_PER_SEC, PN_BETTER_HIGHER, PN_AGG_MEDIAN,
+	  "bytes mapped, bound and faulted in per second (mmap + mbind + touch)" },
+	{ "chunk_latency_p50_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN,
+	  "median time to map, bind and touch one chunk" },
+	{ "chunk_latency_p99_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN, NULL },
+	{ "chunk_latency_max_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN, NULL },
+	{ "pages_total", PN_UNIT_PAGES, PN_BETTER_NONE, PN_AGG_LAST, "pages requested" },
+	{ "pages_on_node", PN_UNIT_PAGES, PN_BETTER_NONE, PN_AGG_LAST,
+	  "verified pages per node (label node)" },
 	{ NULL },
 };
 
@@ -186,6 +200,7 @@ static int explicit_setup(struct pn_wl *w)
 	ret = pn_mem_guard(p->size_bytes, share, "workload explicit: size");
 	if (ret)
 		return ret;
+	w->mem_bytes = p->size_bytes;
 
 	/* preferred names one node: the first of the set. */
 	pn_nodeset_for_each (n, &p->nodes) {
@@ -265,28 +280,41 @@ static int map_chunk(struct pn_wl *w, struct explicit_priv *p, size_t i)
 	return 0;
 }
 
-/* Append "; "-separated text to the result note (truncated if long). */
-__attribute__((format(printf, 2, 3))) static void add_note(struct pn_wl_result *r, const char *fmt,
-							   ...)
+static void report(struct pn_wl *w, struct explicit_priv *p, uint64_t bytes, uint64_t total_ns,
+		   size_t done)
 {
-	size_t used = strlen(r->note);
-	va_list ap;
+	struct pn_res *r = &w->res;
+	char lab[32];
 
-	if (used + 3 >= sizeof(r->note))
-		return;
-	if (used) {
-		strcpy(r->note + used, "; ");
-		used += 2;
+	pn_wl_metric(w, "alloc_fault_throughput", NULL,
+		     total_ns ? (double)bytes * 1e9 / (double)total_ns : 0.0);
+	if (done) {
+		pn_wl_metric(w, "chunk_latency_max_ns", NULL,
+			     pn_percentile(p->lat_ns, done, 100.0));
+		pn_wl_metric(w, "chunk_latency_p50_ns", NULL, pn_percentile(p->lat_ns, done, 50.0));
+		pn_wl_metric(w, "chunk_latency_p99_ns", NULL, pn_percentile(p->lat_ns, done, 99.0));
 	}
-	va_start(ap, fmt);
-	vsnprintf(r->note + used, sizeof(r->note) - used, fmt, ap);
-	va_end(ap);
+	pn_wl_metric(w, "pages_total", NULL, (double)r->explicit_pages);
+	for (int n = 0; n < PN_MAX_NODES; n++) {
+		if (!r->placed_pages[n])
+			continue;
+		snprintf(lab, sizeof(lab), "node=%d", n);
+		pn_wl_metric(w, "pages_on_node", lab, (double)r->placed_pages[n]);
+	}
+	if (!p->verify || !p->touch || !done)
+		return;
+	/* Every faulted page is accounted for; bind never leaves its nodes. */
+	pn_res_check_eq(r, "every page verified", (int64_t)r->explicit_pages,
+			(int64_t)(r->intended_pages + r->misplaced_pages), "pages");
+	if (p->policy == POL_BIND || p->policy == POL_INTERLEAVE)
+		pn_res_check_eq(r, "pages outside the policy's nodes", 0,
+				(int64_t)r->misplaced_pages, "pages");
 }
 
 static int explicit_run(struct pn_wl *w)
 {
 	struct explicit_priv *p = w->priv;
-	struct pn_wl_result *r = &w->result;
+	struct pn_res *r = &w->res;
 	uint64_t total_ns = 0, bytes = 0;
 	size_t done = 0;
 	int ret = 0;
@@ -321,34 +349,24 @@ static int explicit_run(struct pn_wl *w)
 		}
 	}
 
-	pn_wl_metric(r, "alloc_fault_throughput", PN_UNIT_BYTES_PER_SEC,
-		     total_ns ? (double)bytes * 1e9 / (double)total_ns : 0.0, "higher");
-	if (done) {
-		pn_wl_metric(r, "chunk_latency_max_ns", PN_UNIT_NS,
-			     pn_percentile(p->lat_ns, done, 100.0), "lower");
-		pn_wl_metric(r, "chunk_latency_p50_ns", PN_UNIT_NS,
-			     pn_percentile(p->lat_ns, done, 50.0), "lower");
-		pn_wl_metric(r, "chunk_latency_p99_ns", PN_UNIT_NS,
-			     pn_percentile(p->lat_ns, done, 99.0), "lower");
-	}
-	pn_wl_metric(r, "pages_total", PN_UNIT_PAGES, (double)r->explicit_pages, NULL);
+	report(w, p, bytes, total_ns, done);
 
 	if (r->misplaced_pages)
-		add_note(r, "policy %s: %llu of %llu verified page(s) outside nodes %s%s",
-			 policy_names[p->policy], (unsigned long long)r->misplaced_pages,
-			 (unsigned long long)r->intended_pages +
-				 (unsigned long long)r->misplaced_pages,
-			 p->nodes_str,
-			 p->policy == POL_PREFERRED || p->policy == POL_PREFERRED_MANY
-				 ? " (preferred falls back when the node is full)"
-				 : "");
+		pn_res_note(r, "policy %s: %llu of %llu verified page(s) outside nodes %s%s",
+			    policy_names[p->policy], (unsigned long long)r->misplaced_pages,
+			    (unsigned long long)r->intended_pages +
+				    (unsigned long long)r->misplaced_pages,
+			    p->nodes_str,
+			    p->policy == POL_PREFERRED || p->policy == POL_PREFERRED_MANY
+				    ? " (preferred falls back when the node is full)"
+				    : "");
 	if (!p->touch)
-		add_note(r,
-			 "touch=false: %llu page(s) were never faulted in, placement "
-			 "unverified",
-			 (unsigned long long)r->explicit_pages);
+		pn_res_note(r,
+			    "touch=false: %llu page(s) were never faulted in, placement "
+			    "unverified",
+			    (unsigned long long)r->explicit_pages);
 	if (done < p->nchunks && !ret) {
-		add_note(r, "stopped after %zu of %zu chunks", done, p->nchunks);
+		pn_res_note(r, "stopped after %zu of %zu chunks", done, p->nchunks);
 		/* A signal is an interrupted run; the runner ending a background
 		 * workload is its normal end. */
 		if (pn_should_stop())
@@ -377,6 +395,7 @@ const struct pn_workload pn_workload_explicit = {
 	.name = "explicit",
 	.summary = "explicit mbind() allocations on a node set, page placement verified",
 	.opts = explicit_opts,
+	.metrics = explicit_metrics,
 	.supported = explicit_supported,
 	.setup = explicit_setup,
 	.run = explicit_run,

@@ -6,7 +6,11 @@
  * -EINVAL, never crash or read out of bounds.  When the strict "key value"
  * parser accepts the input, the collectors' fast path (struct pn_cfile,
  * reading the same bytes from a memfd) must accept it too and store the very
- * same values.  Seed corpus: tests/fuzz/corpus/procfs/ (captured files).
+ * same values.  The per-process parsers pn_parse_numa_maps() and
+ * pn_parse_maps() get the raw bytes (NULs included): on success their sums
+ * must be consistent (node bytes add up to the total, the kinds fit in it;
+ * VMAs ordered and non-empty), on failure the result must be empty.  Seed
+ * corpus: tests/fuzz/corpus/procfs/ (captured files).
  */
 #include <assert.h>
 #include <errno.h>
@@ -59,6 +63,35 @@ static int col_seq(void *arg, const char *key)
 	return (*n)++;
 }
 
+static void check_numa_maps(const uint8_t *data, size_t size)
+{
+	static struct pn_numa_maps nm;
+	struct pn_maps m;
+	uint64_t sum = 0;
+	int n, ret = pn_parse_numa_maps((const char *)data, size, &nm);
+
+	assert(ret == 0 || ret == -EINVAL);
+	for (n = 0; n < PN_MAX_NODES; n++) {
+		assert(nm.node_bytes[n] == 0 || pn_nodeset_test(&nm.nodes, n));
+		sum += nm.node_bytes[n];
+	}
+	assert(sum == nm.total_bytes);
+	assert(nm.anon_bytes + nm.file_bytes + nm.hugetlb_bytes <= nm.total_bytes);
+	if (ret)
+		assert(nm.vmas == 0 && nm.total_bytes == 0 && pn_nodeset_empty(&nm.nodes));
+
+	ret = pn_parse_maps((const char *)data, size, &m);
+	assert(ret == 0 || ret == -EINVAL);
+	if (ret)
+		assert(m.n == 0 && m.v == NULL);
+	for (size_t i = 0; i < m.n; i++) {
+		assert(m.v[i].start < m.v[i].end);
+		assert(i == 0 || m.v[i - 1].end <= m.v[i].start);
+		assert(strlen(m.v[i].name) < sizeof(m.v[i].name));
+	}
+	pn_maps_free(&m);
+}
+
 /* The fast path reads the same bytes through a file and must agree. */
 static void check_cfile(const char *buf, size_t len, enum pn_cfile_fmt fmt, int node,
 			const struct vals *want)
@@ -101,6 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pn_sysroot_set("");
 	if (size > 1 << 20)
 		return 0;
+	check_numa_maps(data, size);
 	buf = malloc(size + 1);
 	if (!buf)
 		return 0;

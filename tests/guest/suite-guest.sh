@@ -1,28 +1,46 @@
 #!/bin/sh
 # Runs inside a kernel-series/qemu guest (device nodes 1 and 2 already online):
-# pnbench measures the machine it runs on.  MODE (private|stock) comes from
-# /guest/suite.env.  Prints "SUITE <name> rc=<n>" per run and each run.json
-# base64-encoded between SUITE-JSON markers for the host to validate.
+# pnbench measures the machine it runs on.  MODE (private|isolate|stock) comes
+# from /guest/suite.env.  Prints "SUITE <name> rc=<n>" per run and each
+# run.json base64-encoded between SUITE-JSON markers for the host to validate.
 # shellcheck disable=SC1091
 . /guest/suite.env
 PN=/usr/local/bin/pnbench
-if [ "$MODE" = private ]; then
-	ROLE=""
-	for n in 1 2; do echo 1 > "/sys/kernel/debug/private_node/node$n/mempolicy"; done
-else
-	ROLE="--private 1,2"
-fi
+ROLE="--private 1,2"
+[ "$MODE" = private ] && ROLE=""
 cd /tmp || exit 1
 emit() { # name dir
 	echo "SUITE-JSON-BEGIN $1"
 	base64 "$2/run.json"
 	echo "SUITE-JSON-END $1"
 }
+optin() { # let user-space policies name the private nodes
+	for n in 1 2; do
+		f=/sys/devices/system/node/node$n/private/mempolicy
+		[ -e "$f" ] || f=/sys/kernel/debug/private_node/node$n/mempolicy
+		echo 1 > "$f"
+	done
+}
+run() { # name args...: one pnbench run, its rc, its log tail and its run.json
+	name=$1
+	shift
+	# shellcheck disable=SC2086
+	$PN run -o "/tmp/$name" "$@" > "/tmp/$name.out" 2>&1
+	echo "SUITE $name rc=$?"
+	sed "s/^/SUITE-LOG $name: /" "/tmp/$name.out" | grep -v 'R storm' | tail -n 10
+	emit "$name" "/tmp/$name"
+}
+
+# A foreign process binds 4096 pages to node 1 and holds them 1.5 s (before
+# any opt-in: on the private kernel its policy is refused and nothing lands).
 # shellcheck disable=SC2086
-$PN run /guest/explicit.json $ROLE -o /tmp/explicit > /tmp/explicit.out 2>&1
-echo "SUITE explicit rc=$?"
-sed 's/^/SUITE-LOG explicit: /' /tmp/explicit.out | tail -n 12
-emit explicit /tmp/explicit
+run leak --exec $ROLE -- /usr/local/bin/pn-leak -t 4096 1 1500
+# Activity on DRAM only, ten times: exactly 0 general pages on the devices.
+# shellcheck disable=SC2086
+run quiet /guest/quiet.json $ROLE
+[ "$MODE" = private ] && optin
+# shellcheck disable=SC2086
+run explicit /guest/explicit.json $ROLE
 
 # A general allocation storm: page cache 1.3x the DRAM that is free, on an
 # ext2 scratch disk, plus anon; pnbench watches with --exec.
@@ -32,9 +50,5 @@ disk=$(($(cat /sys/block/pmem0/size) / 2048))
 file=$((avail * 13 / 10))
 [ $file -gt $((disk - 64)) ] && file=$((disk - 64))
 # shellcheck disable=SC2086
-$PN run --exec $ROLE -o /tmp/storm -- /usr/local/bin/pn-e2e-test storm 50 "$file" /mnt/scratch/storm 5 \
-	> /tmp/storm.out 2>&1
-echo "SUITE storm rc=$?"
-sed 's/^/SUITE-LOG storm: /' /tmp/storm.out | grep -v 'R storm' | tail -n 8
-emit storm /tmp/storm
+run storm --exec $ROLE -- /usr/local/bin/pn-e2e-test storm 50 "$file" /mnt/scratch/storm 5
 exit 0

@@ -17,7 +17,19 @@ n=0
 t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 t "summary prints the verdict and the workload's metric medians" \
 	"$R summary $T/run > $T/sum && grep -q '^verdict: ' $T/sum && grep -q 'alloc_fault_throughput' $T/sum"
-t "plot writes a PNG" "$R plot $T/run -o $T/p.png >/dev/null && head -c 8 $T/p.png | od -An -c | grep -q 'P   N   G'"
-sed -E 's/"schema_version":[[:space:]]*1,/"schema_version": 99,/' "$T/run/run.json" > "$T/run/run.json.new" && mv "$T/run/run.json.new" "$T/run/run.json"
+t "plot writes a PNG" "$R plot $T/run -o $T/p.png >/dev/null && [ -s $T/p.png ]"
+# the real run's plot: 1100 x 260 px per node of nodestat.csv, and not blank
+nn=$(head -n1 "$T/run/nodestat.csv" | tr ',' '\n' | sed -n 's/^node\([0-9]*\)\..*/\1/p' | sort -u | wc -l)
+# the plot's logic on a synthetic run (phase colours, deltas, legend placement)
+# and both images' size and content: TAP lines from check-plot.py
+while IFS= read -r line; do
+	case $line in
+	"ok "*" - "*) n=$((n + 1)); echo "ok $n - ${line#ok * - }" ;;
+	"not ok "*" - "*) n=$((n + 1)); echo "not ok $n - ${line#not ok * - }" ;;
+	*) echo "# $line" ;;
+	esac
+done < <(/usr/bin/python3 tests/integration/check-plot.py png "$T/p.png" 1100 $((260 * nn)) 2>&1
+	/usr/bin/python3 tests/integration/check-plot.py synthetic "$T/synthetic" 2>&1)
+sed -E 's/"schema_version":[[:space:]]*2,/"schema_version": 99,/' "$T/run/run.json" > "$T/run/run.json.new" && mv "$T/run/run.json.new" "$T/run/run.json"
 t "an unknown schema_version is refused with exit 2" "$R summary $T/run >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q schema_version $T/err"
 echo "1..$n"

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# pnbench inside QEMU guests of the reference kernels (kernel-series/): on the
-# patched kernel the device nodes are found by "auto" (has_private_memory),
-# explicit allocations land on them page-exactly and a general allocation
-# storm leaves them alone (verdict pass); on stock, with the same nodes named
-# --private 1,2, the storm leaks onto them (verdict fail, exit 1).  Every
-# run.json is validated against the schema on the host.  TAP output.
+# pnbench inside QEMU guests of the reference kernels (kernel-series/), as an
+# instrument: a foreign process that binds exactly 4096 pages to device node
+# 1 is reported as exactly that many general pages on stock and isolate (the
+# nodes named --private 1,2) and as 0 on the private kernel, where its policy
+# is refused; ten quiet iterations report exactly 0 on every device node;
+# declared-explicit pages on the devices are explained to the page (0
+# general); on the patched kernel the device nodes are found by "auto", and a
+# general allocation storm leaves them alone, while on stock it leaks onto
+# them (verdict fail, exit 1).  Every run.json is validated on the host.
+# TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
@@ -26,6 +30,7 @@ patched=$("$KS/scripts/kernel-path.sh" patched 2>/dev/null) || skipall "no patch
 T=$(mktemp -d /tmp/pnbench-guest.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 gcc -static -O2 -o "$T/pn-e2e-test" "$KS/tests/pn-e2e-test.c" || skipall "cannot build the static guest helper"
+gcc -static -O2 -o "$T/pn-leak" tests/tools/pn-leak.c -lnuma 2>/dev/null || skipall "cannot build the static pn-leak (libnuma.a)"
 
 boot() { # mode kernel [run-guest args]
 	local mode=$1 kernel=$2
@@ -33,8 +38,9 @@ boot() { # mode kernel [run-guest args]
 	echo "MODE=$mode" >"$T/env-$mode"
 	"$KS/qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 --dram 1024 \
 		--disk 1536 --cpus 2 --timeout 480 --quiet --log "$T/$mode.log" \
-		--script tests/guest/suite-guest.sh --add "$PN" --add "$T/pn-e2e-test" \
+		--script tests/guest/suite-guest.sh --add "$PN" --add "$T/pn-e2e-test" --add "$T/pn-leak" \
 		--file "$T/env-$mode:/guest/suite.env" --file tests/guest/explicit.json:/guest/explicit.json \
+		--file tests/guest/quiet.json:/guest/quiet.json \
 		"$@" >/dev/null 2>&1
 }
 rc_of() { tr -d '\r' <"$T/$1.log" | sed -n "s/^SUITE $2 rc=\([0-9]*\).*/\1/p" | tail -n1; }
@@ -45,14 +51,23 @@ json_of() { # mode name -> file
 }
 py() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
-for mode in private stock; do
-	if [ $mode = private ]; then boot private "$patched" --private; else boot stock "$stock"; fi
+# general pages on node N in the run: the worst phase, by the counters
+gen_of() { py "$1" "max([d['verdict']['nodes'].get('$2', {}).get('general_pages_max', -1)])"; }
+# every iteration's general pages on the private nodes of a run, as a list
+per_iter() { py "$1" "[max(ph['nodes'][n]['general_pages']['total'] for n in ph['nodes'] if ph['nodes'][n]['role'] == 'private') for p in d['points'] for i in p['iterations'] for ph in i['phases']]"; }
+
+for mode in private isolate stock; do
+	case $mode in
+	private) boot private "$patched" --private ;;
+	isolate) boot isolate "$patched" --private --append " private_node_mode=isolate" ;;
+	stock) boot stock "$stock" ;;
+	esac
 	grc=$?
 	if [ $grc -ne 0 ]; then
 		notok "[$mode] guest ran the suite" "run-guest exit $grc" "$(tr -d '\r' <"$T/$mode.log" | tail -n 5)"
 		continue
 	fi
-	for name in explicit storm; do
+	for name in leak quiet explicit storm; do
 		j=$(json_of $mode $name)
 		if /usr/bin/python3 results/schema/validate.py "$j" >/dev/null 2>&1; then
 			ok "[$mode] $name: run.json from the guest is valid"
@@ -60,25 +75,43 @@ for mode in private stock; do
 			notok "[$mode] $name: run.json from the guest is valid" "$(/usr/bin/python3 results/schema/validate.py "$j" 2>&1 | head -n 3)"
 		fi
 	done
-	ex=$T/$mode-explicit.json st=$T/$mode-storm.json
-	erc=$(rc_of $mode explicit) src=$(rc_of $mode storm)
+	lk=$T/$mode-leak.json qt=$T/$mode-quiet.json ex=$T/$mode-explicit.json st=$T/$mode-storm.json
+	lrc=$(rc_of $mode leak) qrc=$(rc_of $mode quiet) erc=$(rc_of $mode explicit) src=$(rc_of $mode storm)
+	leak1=$(gen_of "$lk" 1) leak2=$(gen_of "$lk" 2)
+	kinds=$(py "$lk" "max((ph['nodes']['1']['general_pages'] for p in d['points'] for i in p['iterations'] for ph in i['phases']), key=lambda g: g['total'])")
+	iters=$(per_iter "$qt")
+	nq=$(py "$qt" "sum(1 for p in d['points'] for i in p['iterations'])")
+	egen=$(py "$ex" "max([v['general_pages_max'] for v in d['verdict']['nodes'].values()] or [-1])")
 	roles=$(py "$ex" 'd["roles"]["private"] + (" auto" if d["roles"]["private_auto"] else "")')
 	placed=$(py "$ex" 'sum(w["placement"]["intended_pages"] for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"] if w["status"]=="ok")')
 	mis=$(py "$ex" 'd["verdict"]["misplaced_pages"]')
 	gen=$(py "$st" 'max([v["general_pages_max"] for v in d["verdict"]["nodes"].values()] or [-1])')
 	if [ $mode = private ]; then
+		expect "[private] a foreign process binding 4096 pages to node 1 (refused): 0 general pages on node 1, 0 on node 2, exit 0" \
+			"rc=$lrc node1=$leak1 node2=$leak2 $kinds" test "$lrc" = 0 -a "$leak1" = 0 -a "$leak2" = 0
+	else
+		# exact: within max(16 pages, 0.5 %)
+		expect "[$mode] a foreign process binding 4096 pages to node 1 is reported as $leak1 general pages (4096 +- 20), node 2 $leak2, exit 1" \
+			"rc=$lrc node1=$leak1 node2=$leak2 $kinds" \
+			test "$lrc" = 1 -a "${leak1:-0}" -ge 4076 -a "${leak1:-0}" -le 4116 -a "${leak2:-1}" -le 16
+	fi
+	expect "[$mode] quiet: $nq iterations, general pages on the device nodes in each: $iters, exit 0" \
+		"rc=$qrc iters=$iters" test "$qrc" = 0 -a "$nq" -ge 10 -a "$(py "$qt" "int(all(x == 0 for x in $iters))")" = 1
+	expect "[$mode] declared-explicit pages on the devices ($placed verified, $mis misplaced): $egen general pages, exit 0" \
+		"rc=$erc general=$egen placed=$placed misplaced=$mis" \
+		test "$erc" = 0 -a "$egen" = 0 -a "${placed:-0}" -gt 0 -a "$mis" = 0
+	case $mode in
+	private)
 		expect "[private] nodes.private auto finds the kernel's private nodes ($roles)" \
 			"roles=$roles" test "$roles" = "1-2 auto"
-		expect "[private] explicit bind/preferred on private nodes: $placed pages verified there, 0 misplaced, exit 0" \
-			"rc=$erc placed=$placed misplaced=$mis" \
-			test "$erc" = 0 -a "${placed:-0}" -gt 0 -a "$mis" = 0
 		expect "[private] general allocation storm: $gen general pages on the private nodes, verdict pass" \
-			"rc=$src general=$gen" test "$src" = 0 -a "$gen" = 0
-	else
-		expect "[stock] explicit bind/preferred on nodes 1,2: $placed pages verified, exit 0" \
-			"rc=$erc placed=$placed misplaced=$mis" test "$erc" = 0 -a "$mis" = 0
+			"rc=$src general=$gen" test "$src" = 0 -a "$gen" = 0 ;;
+	isolate)
+		expect "[isolate] general allocation storm (fallback lists only): $gen general pages on the device nodes, verdict pass" \
+			"rc=$src general=$gen" test "$src" = 0 -a "$gen" = 0 ;;
+	stock)
 		expect "[stock] the same storm leaks onto the device nodes: $gen general pages, verdict fail (exit 1)" \
-			"rc=$src general=$gen" test "$src" = 1 -a "${gen:-0}" -gt 0
-	fi
+			"rc=$src general=$gen" test "$src" = 1 -a "${gen:-0}" -gt 0 ;;
+	esac
 done
 echo "1..$n"

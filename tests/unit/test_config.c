@@ -28,6 +28,7 @@
 #include "capture.h"
 #include "config.h"
 #include "params.h"
+#include "utf8.h"
 
 static char srcdir[PATH_MAX];
 
@@ -530,7 +531,7 @@ static void test_structure_errors(void **state)
 	parse_err(
 		"{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
 		"\"explicit\", \"param\": {}}]}]}",
-		"$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params)");
+		"$.phases[0].workloads[0].param: unknown key (valid keys here: workload, params, expect, timeout, cgroup)");
 	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"a\", \"workloads\": [{\"workload\": "
 		  "\"explicit\", \"params\": [1]}]}]}",
 		  "$.phases[0].workloads[0].params: params must be an object, not an array");
@@ -585,6 +586,112 @@ static void test_load_missing_file(void **state)
 	msg = capture_end();
 	assert_non_null(strstr(msg, "cannot open config /nonexistent/pnbench.json"));
 	assert_int_equal(cs.n, 0);
+}
+
+/* The explicit workload's size goes up to 1P: "1P" loads, one byte more or
+ * "1025P" is out of range, 2^64 and beyond is too large. */
+static void test_size_up_to_1p(void **state)
+{
+	static const char *const tmpl = "{\"name\": \"x\", \"phases\": [{\"name\": \"p\", "
+					"\"workloads\": [{\"workload\": \"explicit\", \"params\": "
+					"{\"size\": \"%s\"}}]}]}";
+	struct pn_config_set cs;
+	const cJSON *v;
+	char json[512];
+
+	(void)state;
+	NEED_REGISTRY();
+	fmt(json, tmpl, "1P");
+	parse_ok(json, &cs);
+	v = cJSON_GetObjectItemCaseSensitive(cs.points[0].phases[0].wl[0].params, "size");
+	assert_true(cJSON_IsNumber(v));
+	assert_true(v->valuedouble == 1125899906842624.0);
+	pn_config_set_free(&cs);
+	fmt(json, tmpl, "1.5T");
+	parse_ok(json, &cs);
+	v = cJSON_GetObjectItemCaseSensitive(cs.points[0].phases[0].wl[0].params, "size");
+	assert_true(v->valuedouble == 1649267441664.0);
+	pn_config_set_free(&cs);
+	fmt(json, tmpl, "1125899906842625");
+	parse_err(json, "params.size: 1125899906842625 bytes is out of range [4096, "
+			"1125899906842624] bytes");
+	fmt(json, tmpl, "1025P");
+	parse_err(json, "params.size: \"1025P\" is out of range [4096, 1125899906842624] bytes");
+	fmt(json, tmpl, "2P");
+	parse_err(json, "params.size: 2251799813685248 bytes is out of range [4096, "
+			"1125899906842624] bytes");
+	fmt(json, tmpl, "18446744073709551616");
+	parse_err(json, "params.size: \"18446744073709551616\" is out of range [4096, "
+			"1125899906842624] bytes");
+	fmt(json, tmpl, "16384P");
+	parse_err(json, "params.size: \"16384P\" is out of range");
+}
+
+/* Strings end up in run.json: every key and string value must be valid
+ * UTF-8, checked at load with the JSON path and the offset of the bad byte. */
+static void test_utf8(void **state)
+{
+	static const struct {
+		const char *desc, *want;
+	} bad[] = {
+		{ "caf\xe9", "$.description: not valid UTF-8 (byte 0xe9 at offset 3)" },
+		{ "\x80", "(byte 0x80 at offset 0)" },		    /* lone continuation */
+		{ "a\xc0\xaf", "(byte 0xc0 at offset 1)" },	    /* overlong '/' */
+		{ "ab\xe0\x80\xaf", "(byte 0xe0 at offset 2)" },    /* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "(byte 0xed at offset 0)" },	    /* surrogate U+D800 */
+		{ "x\xf4\x90\x80\x80", "(byte 0xf4 at offset 1)" }, /* U+110000 */
+		{ "ok \xe2\x82", "(byte 0xe2 at offset 3)" },	    /* truncated at the end */
+		{ "\xe2\x82x", "(byte 0xe2 at offset 0)" },	    /* truncated inside */
+		{ "\xff", "(byte 0xff at offset 0)" },
+	};
+	struct pn_config_set cs;
+	const cJSON *d;
+	char json[512];
+
+	(void)state;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
+		fmt(json,
+		    "{\"name\": \"x\", \"description\": \"%s\", \"phases\": [{\"name\": "
+		    "\"p\", \"workloads\": []}]}",
+		    bad[i].desc);
+		parse_err(json, bad[i].want);
+		parse_err(json, "$.description: not valid UTF-8");
+	}
+	/* a key, and a string deep inside a matrix array of params */
+	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"p\", \"workloads\": []}], "
+		  "\"o\xfek\": 1}",
+		  "t.json: $.o\\xfek: key not valid UTF-8 (byte 0xfe at offset 1)");
+	parse_err("{\"name\": \"x\", \"phases\": [{\"name\": \"p\", \"workloads\": [{\"workload\": "
+		  "\"explicit\", \"params\": {\"nodes\": [\"0\", \"1\xa0\"]}}]}]}",
+		  "t.json: $.phases[0].workloads[0].params.nodes[1]: not valid UTF-8 (byte 0xa0 "
+		  "at offset 1)");
+	/* \u escapes are decoded by cJSON and are as good as raw UTF-8 */
+	NEED_REGISTRY();
+	parse_ok("{\"name\": \"x\", \"description\": \"caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e "
+		 "\\u00e9\", \"phases\": [{\"name\": \"p\", \"workloads\": []}]}",
+		 &cs);
+	d = cJSON_GetObjectItemCaseSensitive(cs.points[0].resolved, "description");
+	assert_non_null(d);
+	assert_string_equal(d->valuestring, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9d\x84\x9e \xc3\xa9");
+	pn_config_set_free(&cs);
+}
+
+static void test_utf8_check(void **state)
+{
+	(void)state;
+	assert_int_equal(pn_utf8_check("", 0), -1);
+	assert_int_equal(pn_utf8_check("plain", 5), -1);
+	assert_int_equal(pn_utf8_check("\xc2\x80\xdf\xbf", 4), -1);	    /* U+0080, U+07FF */
+	assert_int_equal(pn_utf8_check("\xe0\xa0\x80\xef\xbf\xbf", 6), -1); /* U+0800, U+FFFF */
+	assert_int_equal(pn_utf8_check("\xed\x9f\xbf\xee\x80\x80", 6), -1); /* around surrogates */
+	assert_int_equal(pn_utf8_check("\xf0\x90\x80\x80\xf4\x8f\xbf\xbf", 8), -1);
+	assert_int_equal(pn_utf8_check("\xc1\xbf", 2), 0);
+	assert_int_equal(pn_utf8_check("\xed\xbf\xbf", 3), 0);
+	assert_int_equal(pn_utf8_check("\xf0\x8f\xbf\xbf", 4), 0);
+	assert_int_equal(pn_utf8_check("\xf5\x80\x80\x80", 4), 0);
+	assert_int_equal(pn_utf8_check("ab\xc3", 3), 2);
+	/* the length bounds the check: a cut sequence is bad even before a NUL */
+	assert_int_equal(pn_utf8_check("\xc3\xa9", 1), 0);
 }
 
 /* Every file in tests/configs-bad/ is listed in EXPECTED and fails with
@@ -734,6 +841,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_structure_errors),
 		cmocka_unit_test(test_json_errors_line_col),
 		cmocka_unit_test(test_load_missing_file),
+		cmocka_unit_test(test_size_up_to_1p),
+		cmocka_unit_test(test_utf8),
+		cmocka_unit_test(test_utf8_check),
 		cmocka_unit_test(test_bad_configs),
 		cmocka_unit_test(test_shipped_configs),
 	};

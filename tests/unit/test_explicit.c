@@ -77,22 +77,48 @@ static void ctx_init(struct ctx *c, const char *json, const char *dram, const ch
 	c->w.params.obj = c->obj;
 	c->w.roles = &c->roles;
 	c->w.topo = have_topo ? &topo : NULL;
+	pn_res_init(&c->w.res, W->metrics, W->name);
 }
 
 static void ctx_fini(struct ctx *c)
 {
 	W->teardown(&c->w);
 	assert_null(c->w.priv);
+	pn_res_free(&c->w.res);
 	cJSON_Delete(c->obj);
 }
 
-static const struct pn_metric *metric(const struct pn_wl_result *r, const char *name)
+/* The value of an unlabelled metric in the result tree, and its unit. */
+static const cJSON *metric(const struct pn_res *r, const char *name)
 {
-	for (size_t i = 0; i < r->nmetrics; i++)
-		if (!strcmp(r->metrics[i].name, name))
-			return &r->metrics[i];
+	const cJSON *m;
+
+	cJSON_ArrayForEach (m, cJSON_GetObjectItem(r->root, "metrics"))
+		if (!strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name))
+			return m;
 	fail_msg("metric %s missing", name);
 	return NULL;
+}
+
+static double mval(const struct pn_res *r, const char *name)
+{
+	return cJSON_GetObjectItem(metric(r, name), "value")->valuedouble;
+}
+
+static const char *munit(const struct pn_res *r, const char *name)
+{
+	return cJSON_GetObjectItem(metric(r, name), "unit")->valuestring;
+}
+
+/* Does any note contain text? */
+static bool note_has(const struct pn_res *r, const char *text)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach (n, cJSON_GetObjectItem(r->root, "notes"))
+		if (strstr(n->valuestring, text))
+			return true;
+	return false;
 }
 
 /* Resident pages of this process (/proc/self/statm, second field). */
@@ -182,7 +208,7 @@ static void test_bind_node(void **state)
 	struct ctx c;
 	int ids[1] = { 0 };
 	char json[128];
-	const struct pn_wl_result *r;
+	const struct pn_res *r;
 	uint64_t pages = (8u << 20) / psz;
 	long before, mapped, after;
 
@@ -193,7 +219,7 @@ static void test_bind_node(void **state)
 		 "\"policy\":\"bind\"}",
 		 ids[0]);
 	ctx_init(&c, json, "0", "");
-	r = &c.w.result;
+	r = &c.w.res;
 	before = resident_pages();
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
@@ -204,16 +230,16 @@ static void test_bind_node(void **state)
 	assert_int_equal(r->placed_pages[ids[0]], pages);
 	assert_int_equal(r->misplaced_pages, 0);
 	assert_int_equal(r->unverified_pages, 0);
-	assert_true(metric(r, "alloc_fault_throughput")->value > 0);
-	assert_true(metric(r, "chunk_latency_p50_ns")->value > 0);
-	assert_true(metric(r, "chunk_latency_p99_ns")->value >=
-		    metric(r, "chunk_latency_p50_ns")->value);
-	assert_true(metric(r, "chunk_latency_max_ns")->value >=
-		    metric(r, "chunk_latency_p99_ns")->value);
-	assert_true(metric(r, "pages_total")->value == (double)pages);
-	assert_int_equal(metric(r, "alloc_fault_throughput")->unit, PN_UNIT_BYTES_PER_SEC);
-	assert_int_equal(metric(r, "chunk_latency_p99_ns")->unit, PN_UNIT_NS);
-	assert_string_equal(r->note, "");
+	assert_true(mval(r, "alloc_fault_throughput") > 0);
+	assert_true(mval(r, "chunk_latency_p50_ns") > 0);
+	assert_true(mval(r, "chunk_latency_p99_ns") >=
+		    mval(r, "chunk_latency_p50_ns"));
+	assert_true(mval(r, "chunk_latency_max_ns") >=
+		    mval(r, "chunk_latency_p99_ns"));
+	assert_true(mval(r, "pages_total") == (double)pages);
+	assert_string_equal(munit(r, "alloc_fault_throughput"), "bytes/s");
+	assert_string_equal(munit(r, "chunk_latency_p99_ns"), "ns");
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r->root, "notes")), 0);
 	/* The memory stays mapped after run() and teardown() frees it (a few
 	 * pages of slack: the allocator and the sanitizers move RSS too). */
 	assert_true(mapped - before >= (long)pages);
@@ -245,8 +271,8 @@ static void test_preferred_first_node(void **state)
 	ctx_init(&c, json, "0", "");
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
-	assert_int_equal(c.w.result.placed_pages[ids[0]], pages);
-	assert_int_equal(c.w.result.misplaced_pages, 0);
+	assert_int_equal(c.w.res.placed_pages[ids[0]], pages);
+	assert_int_equal(c.w.res.misplaced_pages, 0);
 	ctx_fini(&c);
 }
 
@@ -269,8 +295,8 @@ static void test_preferred_many(void **state)
 	} else {
 		assert_int_equal(W->setup(&c.w), 0);
 		assert_int_equal(W->run(&c.w), 0);
-		assert_int_equal(c.w.result.intended_pages, (2u << 20) / psz);
-		assert_int_equal(c.w.result.misplaced_pages, 0);
+		assert_int_equal(c.w.res.intended_pages, (2u << 20) / psz);
+		assert_int_equal(c.w.res.misplaced_pages, 0);
 	}
 	ctx_fini(&c);
 }
@@ -281,7 +307,7 @@ static void test_interleave_two_nodes(void **state)
 	int ids[2] = { 0 };
 	char json[160];
 	uint64_t pages = (8u << 20) / psz;
-	const struct pn_wl_result *r;
+	const struct pn_res *r;
 
 	(void)state;
 	need_nodes(2, ids);
@@ -290,7 +316,7 @@ static void test_interleave_two_nodes(void **state)
 		 "\"policy\":\"interleave\"}",
 		 ids[0], ids[1]);
 	ctx_init(&c, json, "0", "");
-	r = &c.w.result;
+	r = &c.w.res;
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
 	assert_int_equal(r->intended_pages, pages);
@@ -326,7 +352,7 @@ static void test_node_does_not_exist(void **state)
 	assert_int_equal(capture_stderr(W->run, &c.w, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "mbind(policy bind, nodes 1000)"));
 	assert_non_null(strstr(msg, "errno 22"));
-	assert_int_equal(c.w.result.explicit_pages, 0);
+	assert_int_equal(c.w.res.explicit_pages, 0);
 	ctx_fini(&c);
 }
 
@@ -412,11 +438,11 @@ static void test_no_touch_is_unverified(void **state)
 	ctx_init(&c, "{\"size\":\"2M\",\"chunk\":\"1M\",\"nodes\":\"0\",\"touch\":false}", "0", "");
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
-	assert_true(c.w.result.verified);
-	assert_int_equal(c.w.result.explicit_pages, pages);
-	assert_int_equal(c.w.result.unverified_pages, pages);
-	assert_int_equal(c.w.result.intended_pages, 0);
-	assert_non_null(strstr(c.w.result.note, "touch=false"));
+	assert_true(c.w.res.verified);
+	assert_int_equal(c.w.res.explicit_pages, pages);
+	assert_int_equal(c.w.res.unverified_pages, pages);
+	assert_int_equal(c.w.res.intended_pages, 0);
+	assert_true(note_has(&c.w.res, "touch=false"));
 	ctx_fini(&c);
 }
 
@@ -434,8 +460,8 @@ static void test_stop(void **state)
 	pn_stop_signal = SIGINT;
 	assert_int_equal(W->run(&c.w), -EINTR);
 	pn_stop_signal = 0;
-	assert_int_equal(c.w.result.explicit_pages, 0);
-	assert_non_null(strstr(c.w.result.note, "stopped after 0 of 64 chunks"));
+	assert_int_equal(c.w.res.explicit_pages, 0);
+	assert_true(note_has(&c.w.res, "stopped after 0 of 64 chunks"));
 	ctx_fini(&c);
 
 	/* The runner ending a background workload is its normal end. */
@@ -444,7 +470,7 @@ static void test_stop(void **state)
 	c.w.stop = &bg_stop;
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
-	assert_non_null(strstr(c.w.result.note, "stopped after 0 of 64 chunks"));
+	assert_true(note_has(&c.w.res, "stopped after 0 of 64 chunks"));
 	ctx_fini(&c);
 }
 

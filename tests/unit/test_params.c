@@ -182,6 +182,10 @@ static void test_bad_size(void **state)
 	expect_error(opts, "{\"size\": 1024}", "params.size: 1024 bytes is out of range [4096,");
 	expect_error(opts, "{\"size\": \"2T\"}",
 		     "params.size: 2199023255552 bytes is out of range");
+	/* no range: the limit is what a JSON number holds exactly (2^53) */
+	expect_error(opts, "{\"chunk\": \"16384P\"}",
+		     "params.chunk: \"16384P\" is too large (at most 8P)");
+	expect_error(opts, "{\"chunk\": \"9P\"}", "params.chunk: \"9P\" is too large (at most 8P)");
 }
 
 static void test_bad_duration(void **state)

@@ -71,7 +71,7 @@ static int first_node_or_skip(void)
 
 static void test_all_pages_on_node(void **state)
 {
-	struct pn_wl_result r;
+	struct pn_res r;
 	struct pn_nodeset want;
 	size_t pages = 4096 + 17; /* more than one batch, not a multiple */
 	int node = first_node_or_skip();
@@ -96,7 +96,7 @@ static void test_all_pages_on_node(void **state)
 
 static void test_untouched_page_unverified(void **state)
 {
-	struct pn_wl_result r;
+	struct pn_res r;
 	struct pn_nodeset want;
 	int node = first_node_or_skip();
 	char *a = map_on(8, node);
@@ -116,7 +116,7 @@ static void test_untouched_page_unverified(void **state)
 
 static void test_unmapped_unverified(void **state)
 {
-	struct pn_wl_result r;
+	struct pn_res r;
 	struct pn_nodeset want;
 	char *a;
 
@@ -135,7 +135,7 @@ static void test_unmapped_unverified(void **state)
 /* An unaligned range covers every page it touches. */
 static void test_unaligned_range(void **state)
 {
-	struct pn_wl_result r;
+	struct pn_res r;
 	struct pn_nodeset want;
 	int node = first_node_or_skip();
 	char *a = map_on(4, node);
@@ -156,7 +156,7 @@ static void test_unaligned_range(void **state)
  * one: here the intended set names only a node the pages are not on. */
 static void test_wrong_intended_set_counts_misplaced(void **state)
 {
-	struct pn_wl_result r;
+	struct pn_res r;
 	struct pn_nodeset want;
 	int node = first_node_or_skip();
 	char *a = map_on(16, node);
@@ -176,7 +176,7 @@ static void test_wrong_intended_set_counts_misplaced(void **state)
 /* Two real nodes: half the pages bound to each; the intended set names one. */
 static void test_misplacement_two_nodes(void **state)
 {
-	struct pn_wl_result r;
+	struct pn_res r;
 	struct pn_nodeset want;
 	int ids[2] = { 0 }, n = memory_nodes(ids, 2);
 	char *a, *b;

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * cgroup.h - one memory cgroup leaf per workload, under a run-scoped parent.
+ *
+ * A few small functions over cgroup files, in the manner of the kernel's
+ * selftests/cgroup/cgroup_util.c: find the memory hierarchy, make the run's
+ * parent, make a leaf, enter it, set limits, read memory.numa_stat and the
+ * OOM-kill count, remove it.  cgroup v2 with the memory controller is used
+ * where the machine has it; otherwise the v1 memory hierarchy (hybrid
+ * hosts); otherwise none, with the reason.  Every path goes through the
+ * sysroot (pn_path), so tests can replay trees.
+ */
+#ifndef PN_CGROUP_H
+#define PN_CGROUP_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct pn_cgroup_root {
+	int version;	     /* 2, 1, or 0 = no memory cgroups here */
+	char base[PATH_MAX]; /* the run's parent, relative to the sysroot */
+	char reason[256];    /* why version is 0, or how the base was chosen */
+};
+
+/* Find the memory hierarchy and create <hierarchy>/<name> (v2: under the
+ * hierarchy's root, with +memory in subtree_control; v1: under our own
+ * memory cgroup).  Returns 0 with version 0 and a reason when cgroups are
+ * not usable: the caller runs workloads without them and says so. */
+int pn_cg_setup(struct pn_cgroup_root *cr, const char *name);
+/* Remove the run's parent (its leaves must be gone). */
+void pn_cg_teardown(struct pn_cgroup_root *cr);
+
+/* Create leaf <base>/<name>; path receives its relative path. */
+int pn_cg_leaf(const struct pn_cgroup_root *cr, const char *name, char *path, size_t len);
+/* Move the calling process into the leaf. */
+int pn_cg_enter(const char *path);
+/* memory.max (v2) / memory.limit_in_bytes (v1); high is v2 only (-EOPNOTSUPP on v1). */
+int pn_cg_set_max(const struct pn_cgroup_root *cr, const char *path, uint64_t bytes);
+int pn_cg_set_high(const struct pn_cgroup_root *cr, const char *path, uint64_t bytes);
+/* OOM kills inside the leaf so far (memory.events / memory.oom_control). */
+int pn_cg_oom_kills(const struct pn_cgroup_root *cr, const char *path, int64_t *kills);
+/* Remove the leaf, waiting briefly while it still holds exiting tasks. */
+int pn_cg_remove(const char *path);
+
+/* Kinds of memory.numa_stat that the accounting uses, in pages. */
+enum pn_cg_kind {
+	PN_CG_ANON,
+	PN_CG_FILE,
+	PN_CG_KERNEL_STACK,
+	PN_CG_PAGETABLES,
+	PN_CG_SLAB,
+	PN_CG_SHMEM,
+	PN_CG_UNEVICTABLE,
+	PN_CG_NKINDS
+};
+extern const char *const pn_cg_kind_names[PN_CG_NKINDS];
+
+/* One node's numa_stat, pages; have[k] false where the file has no such line
+ * or no N<node>= entry for it (a kernel that leaves a node out is visible). */
+struct pn_cg_node {
+	int64_t pages[PN_CG_NKINDS];
+	bool have[PN_CG_NKINDS];
+	bool node_listed; /* some line had an N<node>= entry */
+};
+
+/*
+ * Parse memory.numa_stat text (v2: "anon N0=<bytes> N1=<bytes>"; v1:
+ * "anon=<pages> N0=<pages> ...") for one node into out, in pages.
+ * -EINVAL on a malformed line.
+ */
+int pn_cg_parse_numa_stat(const char *buf, int version, int node, long page_size,
+			  struct pn_cg_node *out);
+int pn_cg_numa_stat(const struct pn_cgroup_root *cr, const char *path, int node,
+		    struct pn_cg_node *out);
+
+#endif /* PN_CGROUP_H */

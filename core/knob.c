@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * knob.c - set global kernel knobs for a phase and put them back (knob.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "knob.h"
+#include "pn.h"
+
+static bool prefix(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+static bool safe_name(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.' || *s == '/'))
+			return false;
+	return true;
+}
+
+int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whylen)
+{
+	static const struct {
+		const char *alias, *dir;
+	} dirs[] = {
+		{ "thp.khugepaged.", "/sys/kernel/mm/transparent_hugepage/khugepaged/" },
+		{ "thp.", "/sys/kernel/mm/transparent_hugepage/" },
+		{ "weighted_interleave.", "/sys/kernel/mm/mempolicy/weighted_interleave/node" },
+		{ "zswap.", "/sys/module/zswap/parameters/" },
+	};
+
+	if (!safe_name(key) || strstr(key, "..")) {
+		snprintf(why, whylen, "\"%s\" is not a knob name", key);
+		return -EINVAL;
+	}
+	if (key[0] == '/') {
+		if (!prefix(key, "/proc/sys/") && !prefix(key, "/sys/kernel/mm/") &&
+		    !prefix(key, "/sys/module/")) {
+			snprintf(
+				why, whylen,
+				"knob path %s is outside /proc/sys, /sys/kernel/mm and /sys/module",
+				key);
+			return -EINVAL;
+		}
+		snprintf(path, len, "%s", key);
+		return 0;
+	}
+	for (size_t i = 0; i < PN_ARRAY_SIZE(dirs); i++) {
+		if (prefix(key, dirs[i].alias)) {
+			const char *rest = key + strlen(dirs[i].alias);
+
+			if (!*rest || strchr(rest, '/'))
+				break;
+			snprintf(path, len, "%s%s", dirs[i].dir, rest);
+			return 0;
+		}
+	}
+	if (prefix(key, "kernel.") || prefix(key, "vm.") || prefix(key, "net.") ||
+	    prefix(key, "fs.")) {
+		char *p;
+
+		if (strchr(key, '/'))
+			goto bad;
+		snprintf(path, len, "/proc/sys/%s", key);
+		for (p = path + strlen("/proc/sys/"); *p; p++)
+			if (*p == '.')
+				*p = '/';
+		return 0;
+	}
+bad:
+	snprintf(why, whylen,
+		 "\"%s\" is not a known knob: use a sysctl name (kernel.numa_balancing), "
+		 "thp.<file>, thp.khugepaged.<file>, weighted_interleave.<node>, zswap.<param> "
+		 "or a path under /proc/sys, /sys/kernel/mm, /sys/module",
+		 key);
+	return -EINVAL;
+}
+
+/* "always [madvise] never" -> "madvise"; otherwise the first line, trimmed. */
+static void current_value(char *text)
+{
+	char *o = strchr(text, '['), *c = o ? strchr(o, ']') : NULL;
+	size_t n;
+
+	if (o && c) {
+		memmove(text, o + 1, (size_t)(c - o - 1));
+		text[c - o - 1] = '\0';
+		return;
+	}
+	text[strcspn(text, "\n")] = '\0';
+	n = strlen(text);
+	while (n && (text[n - 1] == ' ' || text[n - 1] == '\t'))
+		text[--n] = '\0';
+}
+
+int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
+{
+	struct pn_knob *k;
+	char why[256];
+	int ret;
+
+	if (ks->n == ks->cap) {
+		ks->cap = ks->cap ? ks->cap * 2 : 8;
+		ks->k = pn_xrealloc(ks->k, ks->cap * sizeof(*ks->k));
+	}
+	k = &ks->k[ks->n];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->key, sizeof(k->key), "%s", key);
+	snprintf(k->val, sizeof(k->val), "%s", value);
+	ret = pn_knob_path(key, k->path, sizeof(k->path), why, sizeof(why));
+	if (ret)
+		return pn_error(ret, "knob %s", why);
+	ret = (int)pn_read_text(k->path, k->old, sizeof(k->old));
+	if (ret < 0)
+		return pn_error(ret, "knob %s: cannot read %s: %s", key, k->path, strerror(-ret));
+	current_value(k->old);
+	ks->n++; /* recorded before the write: a partial write is restored too */
+	ret = pn_write_text(k->path, value);
+	if (ret) {
+		snprintf(k->error, sizeof(k->error), "write failed: %s", strerror(-ret));
+		return pn_error(ret, "knob %s: cannot write \"%s\" to %s: %s", key, value, k->path,
+				strerror(-ret));
+	}
+	k->changed = true;
+	pn_debug("knob %s: %s -> %s", key, k->old, value);
+	return 0;
+}
+
+int pn_knobs_restore(struct pn_knobs *ks)
+{
+	int first = 0;
+
+	for (size_t i = ks->n; i-- > 0;) {
+		struct pn_knob *k = &ks->k[i];
+		int ret;
+
+		if (!k->changed || k->restored)
+			continue;
+		ret = pn_write_text(k->path, k->old);
+		if (ret) {
+			snprintf(k->error, sizeof(k->error), "restore failed: %s", strerror(-ret));
+			pn_warn("knob %s: cannot restore \"%s\" to %s: %s", k->key, k->old, k->path,
+				strerror(-ret));
+			if (!first)
+				first = ret;
+			continue;
+		}
+		k->restored = true;
+	}
+	return first;
+}
+
+cJSON *pn_knobs_json(const struct pn_knobs *ks)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < ks->n; i++) {
+		const struct pn_knob *k = &ks->k[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "key", k->key);
+		cJSON_AddStringToObject(o, "path", k->path);
+		cJSON_AddStringToObject(o, "old", k->old);
+		cJSON_AddStringToObject(o, "new", k->val);
+		cJSON_AddBoolToObject(o, "changed", k->changed);
+		cJSON_AddBoolToObject(o, "restored", k->restored);
+		if (k->error[0])
+			cJSON_AddStringToObject(o, "error", k->error);
+		else
+			cJSON_AddNullToObject(o, "error");
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+void pn_knobs_free(struct pn_knobs *ks)
+{
+	free(ks->k);
+	memset(ks, 0, sizeof(*ks));
+}

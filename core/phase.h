@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * phase.h - the state of one phase, shared by phase.c (running it) and
+ * phase_json.c (its results: outcomes, accounting, attribution).  Internal.
+ */
+#ifndef PN_PHASE_H
+#define PN_PHASE_H
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "account.h"
+#include "child.h"
+#include "knob.h"
+#include "runner.h"
+
+struct slot {
+	struct pn_wl w;
+	const struct pn_config_wl *cw;
+	bool skipped, setup_called, setup_ok, started;
+	char why[256];
+	struct pn_child child;
+	struct pn_outcome out;
+	struct pn_cg_node *cgn; /* per role node: numa_stat at the after-read */
+	bool have_cgn;
+};
+
+struct phase {
+	struct run *r;
+	const struct pn_config *c;
+	const struct pn_config_phase *ph;
+	struct pn_nodeset nodes; /* role nodes, private + dram */
+	int nnodes;
+	struct pn_node_acct *acct;
+	size_t nslots, nbg;
+	struct slot *slots;
+	volatile sig_atomic_t *flags; /* shared with the children: stop requests */
+	struct pn_knobs knobs;
+	struct pn_exec_state exec;
+	bool exec_mode;
+	struct pn_phase_pid *pids;
+	struct pn_phase_ctx ctx;
+	struct pn_event_report *reps; /* per collector */
+	/* sampler */
+	pthread_t sth;
+	volatile int done;
+	uint64_t t0, t1;
+};
+
+/* phase_json.c */
+bool pn_phase_end_matches(const char *expect, enum pn_end e);
+void pn_phase_explain(struct phase *p);
+struct cJSON *pn_phase_json(struct phase *p, int ret);
+
+#endif /* PN_PHASE_H */

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * phase_json.c - the results of one phase: how every workload ended, what
+ * its cgroup held, the nodes' exact accounting, the explained and general
+ * pages and who holds them, where sources disagree, and the event
+ * collectors' totals.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "phase.h"
+
+/* ------------------------------------------------------------ outcomes */
+
+bool pn_phase_end_matches(const char *expect, enum pn_end e)
+{
+	if (!expect || !strcmp(expect, "ok"))
+		return e == PN_END_OK;
+	if (!strcmp(expect, "any"))
+		return true;
+	if (!strcmp(expect, "killed"))
+		return e == PN_END_SIGNAL || e == PN_END_OOM_KILL;
+	return !strcmp(expect, pn_end_name(e));
+}
+
+static cJSON *outcome_json(const struct slot *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *expect = s->cw->expect ? s->cw->expect : "ok";
+
+	cJSON_AddStringToObject(o, "end", pn_end_name(s->out.end));
+	cJSON_AddNumberToObject(o, "exit_code", s->out.exit_code);
+	cJSON_AddNumberToObject(o, "signal", s->out.signal);
+	if (s->out.signal)
+		cJSON_AddStringToObject(o, "signal_name", sigabbrev_np(s->out.signal));
+	else
+		cJSON_AddNullToObject(o, "signal_name");
+	cJSON_AddNumberToObject(o, "oom_kills", (double)s->out.oom_kills);
+	cJSON_AddStringToObject(o, "expected", expect);
+	cJSON_AddBoolToObject(o, "as_expected", pn_phase_end_matches(expect, s->out.end));
+	cJSON_AddStringToObject(o, "detail", s->out.detail);
+	return o;
+}
+
+static cJSON *cgroup_json(const struct phase *p, const struct slot *s)
+{
+	cJSON *o, *ns;
+
+	if (!s->child.has_cg)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "path", s->child.cg_path);
+	cJSON_AddNumberToObject(o, "version", p->r->cg.version);
+	cJSON_AddNumberToObject(o, "memory_max", (double)s->cw->memory_max);
+	cJSON_AddNumberToObject(o, "memory_high", (double)s->cw->memory_high);
+	ns = cJSON_AddObjectToObject(o, "numa_stat");
+	for (int k = 0; s->cgn && k < p->nnodes; k++) {
+		char key[16];
+		cJSON *nj;
+
+		snprintf(key, sizeof(key), "%d", p->acct[k].node);
+		nj = cJSON_AddObjectToObject(ns, key);
+		cJSON_AddBoolToObject(nj, "listed", s->cgn[k].node_listed);
+		for (int c = 0; c < PN_CG_NKINDS; c++)
+			if (s->cgn[k].have[c])
+				cJSON_AddNumberToObject(nj, pn_cg_kind_names[c],
+							(double)s->cgn[k].pages[c]);
+	}
+	return o;
+}
+
+static void say_why(struct run *r, const struct slot *s, const char *why)
+{
+	if (!strcmp(r->last_why, why))
+		return; /* once, not once per iteration */
+	snprintf(r->last_why, sizeof(r->last_why), "%s", why);
+	if (s->skipped)
+		pn_info("workload %s skipped: %s", s->w.ops->name, why);
+	else
+		pn_warn("workload %s failed: %s", s->w.ops->name, why);
+}
+
+static const char *slot_status(struct run *r, struct slot *s)
+{
+	if (s->skipped) {
+		say_why(r, s, s->why);
+		return "skipped";
+	}
+	if (!s->started) {
+		say_why(r, s, s->why[0] ? s->why : "not started");
+		r->failed_workloads++;
+		return "failed";
+	}
+	if (!pn_phase_end_matches(s->cw->expect, s->out.end)) {
+		snprintf(s->why, sizeof(s->why), "%s%s%.160s (expected %s)",
+			 pn_end_name(s->out.end), s->out.detail[0] ? ": " : "", s->out.detail,
+			 s->cw->expect ? s->cw->expect : "ok");
+		say_why(r, s, s->why);
+		r->failed_workloads++;
+		return "failed";
+	}
+	r->ran_workloads++;
+	return "ok";
+}
+
+static cJSON *slot_json(struct phase *p, struct slot *s)
+{
+	struct run *r = p->r;
+	cJSON *o = cJSON_CreateObject(), *it;
+	const char *st = slot_status(r, s);
+
+	cJSON_AddStringToObject(o, "workload", s->w.ops->name);
+	cJSON_AddStringToObject(o, "role", s->w.background ? "background" : "foreground");
+	cJSON_AddItemToObject(o, "params", cJSON_Duplicate(s->w.params.obj, 1));
+	cJSON_AddStringToObject(o, "status", st);
+	if (strcmp(st, "ok") != 0)
+		cJSON_AddStringToObject(o, "reason", s->why);
+	else
+		cJSON_AddNullToObject(o, "reason");
+	if (s->skipped || !s->started)
+		return o;
+	cJSON_AddItemToObject(o, "outcome", outcome_json(s));
+	cJSON_AddNumberToObject(o, "duration_ns", (double)(s->child.t1_ns - s->child.t0_ns));
+	cJSON_AddItemToObject(o, "cgroup", cgroup_json(p, s));
+	cJSON_ArrayForEach (it, s->w.res.root)
+		cJSON_AddItemToObject(o, it->string, cJSON_Duplicate(it, 1));
+	cJSON_AddItemToObject(o, "placement", pn_res_placement_json(&s->w.res));
+	if (!s->w.background)
+		r->misplaced_total += (int64_t)s->w.res.misplaced_pages;
+	return o;
+}
+
+/* --------------------------------------------------- explained, attributed */
+
+void pn_phase_explain(struct phase *p)
+{
+	for (int k = 0; k < p->nnodes; k++) {
+		struct pn_node_acct *a = &p->acct[k];
+
+		for (size_t i = 0; i < p->nslots; i++) {
+			const struct slot *s = &p->slots[i];
+
+			if (s->started && !s->w.background && s->child.got_result)
+				a->explained_pages += (int64_t)s->w.res.placed_pages[a->node];
+		}
+		if (p->exec_mode && p->r->o->exec_explicit)
+			a->explained_pages += p->exec.last_pages[a->node];
+		pn_node_acct_compute(a);
+	}
+}
+
+static int64_t cg_pages(const struct pn_cg_node *n, int version)
+{
+	if (version == 1)
+		return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_UNEVICTABLE];
+	return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_KERNEL_STACK] +
+	       n->pages[PN_CG_PAGETABLES] + n->pages[PN_CG_SLAB];
+}
+
+/* Where the general pages of node k are held, and where sources disagree. */
+static void attribute(struct phase *p, int k, cJSON *nj)
+{
+	struct pn_node_acct *a = &p->acct[k];
+	cJSON *att = cJSON_AddArrayToObject(nj, "attribution");
+	cJSON *dis = cJSON_AddArrayToObject(nj, "disagreements");
+	int64_t held = 0, general = a->general.total > 0 ? a->general.total : 0;
+	char buf[320];
+
+	for (size_t i = 0; i < p->nslots; i++) {
+		const struct slot *s = &p->slots[i];
+		int64_t census = s->w.background ? 0 : (int64_t)s->w.res.placed_pages[a->node];
+		int64_t in_cg, own;
+		cJSON *e;
+
+		if (!s->started || !s->cgn)
+			continue;
+		if (census > 0 && !s->cgn[k].node_listed) {
+			snprintf(buf, sizeof(buf),
+				 "memory.numa_stat of workload %s does not list node %d, though "
+				 "move_pages found %lld of its pages there",
+				 s->w.ops->name, a->node, (long long)census);
+			cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
+			continue;
+		}
+		in_cg = cg_pages(&s->cgn[k], p->r->cg.version);
+		if (census > 0 &&
+		    s->cgn[k].pages[PN_CG_ANON] + s->cgn[k].pages[PN_CG_UNEVICTABLE] < census) {
+			snprintf(buf, sizeof(buf),
+				 "memory.numa_stat of workload %s shows %lld anon pages on node "
+				 "%d, move_pages %lld",
+				 s->w.ops->name, (long long)s->cgn[k].pages[PN_CG_ANON], a->node,
+				 (long long)census);
+			cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
+		}
+		own = in_cg - census;
+		if (own <= 0 || !a->is_private)
+			continue;
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "source", "cgroup");
+		cJSON_AddStringToObject(e, "workload", s->w.ops->name);
+		cJSON_AddStringToObject(e, "role", s->w.background ? "background" : "foreground");
+		cJSON_AddNumberToObject(e, "pages", (double)own);
+		cJSON_AddItemToArray(att, e);
+		held += own;
+	}
+	if (a->is_private) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "source", "outside");
+		cJSON_AddNullToObject(e, "workload");
+		cJSON_AddNullToObject(e, "role");
+		cJSON_AddNumberToObject(e, "pages", (double)(general > held ? general - held : 0));
+		cJSON_AddItemToArray(att, e);
+	}
+	if (a->explained_pages > a->used_growth_pages + 16) {
+		snprintf(buf, sizeof(buf),
+			 "node %d grew by %lld pages but the census found %lld explicit pages "
+			 "there (memory that was free before the phase cannot explain it)",
+			 a->node, (long long)a->used_growth_pages, (long long)a->explained_pages);
+		cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
+	}
+}
+
+static cJSON *node_json(struct phase *p, int k)
+{
+	struct run *r = p->r;
+	struct pn_node_acct *a = &p->acct[k];
+	cJSON *nj = pn_node_acct_json(a), *src = cJSON_AddObjectToObject(nj, "sources");
+
+	cJSON_AddStringToObject(src, "growth",
+				r->refresh_ok
+					? "nodeN/meminfo - zoneinfo pcp, stat_refresh folded"
+					: "nodeN/meminfo - zoneinfo pcp, not folded (not root)");
+	cJSON_AddStringToObject(src, "explained", "move_pages census of foreground workloads");
+	cJSON_AddStringToObject(src, "attribution",
+				r->cg.version ? "memory.numa_stat of each workload's cgroup"
+					      : "none (no memory cgroups)");
+	attribute(p, k, nj);
+	if (a->is_private) {
+		int64_t g = a->general.total > 0 ? a->general.total : 0;
+
+		if (g > r->worst_general[a->node])
+			r->worst_general[a->node] = g;
+		if (g)
+			pn_info("  node %d: %lld general page(s) at the %s (anon %lld, file %lld, "
+				"slab "
+				"%lld, other %lld)",
+				a->node, (long long)g, a->general.at_peak ? "peak" : "end",
+				(long long)a->general.by_kind[PN_KIND_ANON],
+				(long long)a->general.by_kind[PN_KIND_FILE],
+				(long long)a->general.by_kind[PN_KIND_SLAB],
+				(long long)a->general.by_kind[PN_KIND_OTHER]);
+	}
+	return nj;
+}
+
+static cJSON *events_json(struct phase *p)
+{
+	struct run *r = p->r;
+	cJSON *ev = cJSON_CreateObject();
+
+	for (size_t i = 0; i < r->ncolls; i++) {
+		struct pn_event_report *rep = &p->reps[i];
+		cJSON *cj, *nodes;
+
+		if (r->colls[i].ops->kind != PN_COLL_EVENT)
+			continue;
+		cj = cJSON_AddObjectToObject(ev, r->colls[i].ops->name);
+		cJSON_AddNumberToObject(cj, "events", (double)rep->events);
+		cJSON_AddNumberToObject(cj, "lost_events", (double)rep->lost_events);
+		nodes = cJSON_AddObjectToObject(cj, "nodes");
+		for (size_t n = 0; n < rep->nnodes; n++) {
+			const struct pn_event_node *en = &rep->nodes[n];
+			cJSON *nj;
+			char key[16];
+
+			snprintf(key, sizeof(key), "%d", en->node);
+			nj = cJSON_AddObjectToObject(nodes, key);
+			cJSON_AddNumberToObject(nj, "explicit_pages", (double)en->explicit_pages);
+			cJSON_AddNumberToObject(nj, "general_alloc_pages",
+						(double)en->general_alloc_pages);
+			cJSON_AddNumberToObject(nj, "general_freed_pages",
+						(double)en->general_freed_pages);
+			cJSON_AddNumberToObject(nj, "general_pages", (double)en->general_pages);
+			cJSON_AddNumberToObject(nj, "net_pages", (double)en->net_pages);
+			cJSON_AddNumberToObject(nj, "lost_events", (double)en->lost_events);
+			cJSON_AddBoolToObject(nj, "inconclusive", en->inconclusive);
+			if (en->node >= 0 && en->node < PN_MAX_NODES) {
+				int64_t g = en->general_alloc_pages;
+
+				if (g > r->worst_events[en->node])
+					r->worst_events[en->node] = g;
+				if (en->inconclusive)
+					r->inconclusive[en->node] = true;
+			}
+		}
+		if (rep->details)
+			cJSON_AddItemToObject(cj, "details", rep->details);
+		else
+			cJSON_AddNullToObject(cj, "details");
+		rep->details = NULL;
+	}
+	return ev;
+}
+
+cJSON *pn_phase_json(struct phase *p, int ret)
+{
+	cJSON *pj = cJSON_CreateObject(), *wj, *nj;
+
+	cJSON_AddStringToObject(pj, "name", p->ph->name);
+	cJSON_AddNumberToObject(pj, "t0_ns", (double)p->t0);
+	cJSON_AddNumberToObject(pj, "t1_ns", (double)p->t1);
+	cJSON_AddNumberToObject(pj, "duration_ns", ret ? 0 : (double)(p->t1 - p->t0));
+	cJSON_AddItemToObject(pj, "knobs", pn_knobs_json(&p->knobs));
+	wj = cJSON_AddArrayToObject(pj, "workloads");
+	for (size_t i = 0; i < p->nslots; i++)
+		cJSON_AddItemToArray(wj, slot_json(p, &p->slots[i]));
+	if (p->exec_mode)
+		cJSON_AddItemToObject(pj, "exec", pn_exec_json(p->r, &p->exec));
+	nj = cJSON_AddObjectToObject(pj, "nodes");
+	for (int k = 0; k < p->nnodes; k++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "%d", p->acct[k].node);
+		cJSON_AddItemToObject(nj, key, node_json(p, k));
+	}
+	cJSON_AddItemToObject(pj, "events", p->reps ? events_json(p) : cJSON_CreateObject());
+	return pj;
+}
