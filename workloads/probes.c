@@ -125,6 +125,12 @@ static int probes_supported(const struct pn_env *env, char *why, size_t whylen)
 	pe.dev_nodes = env->roles->private_nodes;
 	pe.home_node = first_node(&env->roles->dram_nodes);
 	why[0] = '\0';
+	if (!env->is_root)
+		return snprintf(why, whylen, "needs root"), -EPERM;
+	if (pn_nodeset_empty(&pe.dev_nodes))
+		return snprintf(why, whylen,
+				"no private node to aim at (nodes.private or --private)"),
+		       -ENODEV;
 	for (i = 0; i < pn_nprobes; i++) {
 		if (!pn_probe_supported(&pn_probes[i], &pe, r, sizeof(r))) {
 			runs++;
@@ -134,9 +140,8 @@ static int probes_supported(const struct pn_env *env, char *why, size_t whylen)
 			len += (size_t)snprintf(why + len, whylen - len, "%s%s: %s",
 						len ? "; " : "", pn_probes[i].name, r);
 	}
-	if (runs)
-		return 0; /* the probes that cannot run are listed in the results */
-	return -ENOTSUP;
+	/* with some probes runnable the others are rows of the results table */
+	return runs ? 0 : -ENOTSUP;
 }
 
 static void add_knob(void *ctx, const char *path, const char *value)
