@@ -280,7 +280,10 @@ static long place_source(char *a, int n)
 	char rel[96], old[8] = "";
 	size_t i;
 
-	snprintf(rel, sizeof(rel), "/sys/kernel/debug/private_node/node%d/mempolicy", n);
+	/* the opt-in moves from debugfs to sysfs in the kernel series v2 */
+	snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/private/mempolicy", n);
+	if (!pn_exists(rel))
+		snprintf(rel, sizeof(rel), "/sys/kernel/debug/private_node/node%d/mempolicy", n);
 	if (pn_exists(rel) && pn_probe_swap_text(rel, "1", old, sizeof(old)))
 		old[0] = '\0';
 	mask[n / 64] |= 1UL << (n % 64);

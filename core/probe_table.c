@@ -169,7 +169,8 @@ const struct pn_probe pn_probes[] = {
 		.kind = PN_PROBE_NODE_PATH,
 		.needs_normal = MOVABLE_OK,
 		.default_count = 1,
-		.knobs = "/sys/kernel/debug/private_node/node%d/mempolicy",
+		.knobs = "/sys/devices/system/node/node%d/private/mempolicy;"
+			 "/sys/kernel/debug/private_node/node%d/mempolicy",
 		.supported = pn_probe_collapse_supported,
 		.run = pn_probe_collapse,
 	},

@@ -148,8 +148,14 @@ static void add_knob(void *ctx, const char *path, const char *value)
 {
 	struct pn_wl *w = ctx;
 
-	/* its current value: the runner restores it after the phase, even when
-	 * the child dies before the probe's own release */
+	/* Its current value: the runner restores it after the phase, even when
+	 * the child dies before the probe's own release.  The runner takes knobs
+	 * under /proc/sys, /sys/kernel/mm and /sys/module only; the per-node
+	 * hugetlb counts and the private-node opt-ins are restored by the probes
+	 * alone. */
+	if (strncmp(path, "/proc/sys/", 10) != 0 && strncmp(path, "/sys/kernel/mm/", 15) != 0 &&
+	    strncmp(path, "/sys/module/", 12) != 0)
+		return;
 	if (pn_wl_knob(w, path, value))
 		pn_warn("probes: cannot register knob %s", path);
 }
