@@ -84,6 +84,10 @@ struct pn_probe_out {
 	 * before the trigger to after it, objects still held: the inexact
 	 * whole-node view beside pages[] (-1 = not measured). */
 	int64_t used_delta[PN_PROBE_MAX_NODES];
+	/* Pages the probe itself placed on a node on purpose and holds (the
+	 * source pages of madv_collapse): explicit, not a leak.  A runner that
+	 * accounts around the probe must count them as explained. */
+	int64_t explicit_pages[PN_PROBE_MAX_NODES];
 	struct pn_probe_undo *undo; /* what pn_probe_release() undoes, in reverse */
 	size_t nundo;
 };

@@ -338,15 +338,14 @@ static void collapse_on(int n, struct pn_probe_out *out)
 		pn_probe_census(a, HPAGE_BYTES, pages, NULL);
 		pn_probe_note(out, "node%d: after MADV_COLLAPSE %s, %lld/512 pages on the node", n,
 			      thp ? "a THP" : "small pages", (long long)pages[n]);
-		if (thp) { /* the leak: held for whoever accounts around the probe */
+		/* a THP there is the leak; small pages are the ones placed on purpose */
+		if (thp)
 			out->pages[n] = pages[n];
-			pn_probe_hold_map(out, raw, 2 * HPAGE_BYTES);
-			return;
-		}
+		else
+			out->explicit_pages[n] += pages[n];
 	}
 out:
-	/* the small source pages were placed on purpose: not a leak, not held */
-	munmap(raw, 2 * HPAGE_BYTES);
+	pn_probe_hold_map(out, raw, 2 * HPAGE_BYTES);
 }
 
 int pn_probe_collapse_supported(const struct pn_probe_env *env, char *why, size_t len)

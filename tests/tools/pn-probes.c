@@ -11,7 +11,7 @@
  * --dev defaults to has_private_memory, else the online nodes without CPUs.
  * One line per probe:
  *   PROBE <name> status=ran|skip|error kind=<k> normal=0|1 pages=<n>:<p>,..
- *         used=<n>:<d>,.. triggered=N refused=N errno=E why="..." note="..."
+ *         used=<n>:<d>,.. explicit=<n>:<e>,.. triggered=N refused=N errno=E why="..." note="..."
  * pages = the probe's exact measure (see source), used = growth of the
  * node's MemTotal-MemFree while the probe held its objects.
  * --force runs a probe even when it would skip for movable-only device memory
@@ -159,6 +159,7 @@ static int run_one(const struct pn_probe *pr, const struct opts *o)
 	       pn_probe_kind_name(pr->kind), pr->needs_normal);
 	print_nodes("pages", &o->env.dev_nodes, out.pages);
 	print_nodes("used", &o->env.dev_nodes, out.used_delta);
+	print_nodes("explicit", &o->env.dev_nodes, out.explicit_pages);
 	printf(" triggered=%llu refused=%llu errno=%d why=\"%s\" note=\"%s\"\n",
 	       (unsigned long long)out.triggered, (unsigned long long)out.refused, out.first_errno,
 	       err ? strerror(-err) : "", out.note);
