@@ -8,8 +8,11 @@
 #   private  (series) every probe reports 0 pages on either device node
 # plus a private guest with the memory onlined movable (the default): 0 too.
 # Each guest runs tests/tools/pn-probes.c (built -static) through
-# tests/guest/probes-guest.sh, one probe at a time.  Prints the measured
-# table (probe x kernel, pages on nodes 1,2) as TAP comments.
+# tests/guest/probes-guest.sh, one probe at a time, then (when pnbench is
+# built) the probes workload under the runner with configs/probes.json: its
+# run.json must validate, its probe checks fail on stock/isolate (verdict
+# exit 1) and all pass on private (exit 0).  Prints the measured table
+# (probe x kernel, pages on nodes 1,2) as TAP comments.
 # Environment: PROBES_KINDS (default "stock isolate private private-movable"),
 # PROBES_LOGS=DIR keeps the console logs.  TAP; exit 4 when skipped.
 set -uo pipefail
@@ -25,6 +28,7 @@ stock=$("$KS/scripts/kernel-path.sh" stock 2>/dev/null) || skipall "no stock ker
 patched=$("$KS/scripts/kernel-path.sh" patched 2>/dev/null) || skipall "no patched kernel in the cache (make kernels)"
 T=$(mktemp -d /tmp/pnbench-probes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
+PN=${PNBENCH_BIN:-build/pnbench}
 gcc -std=gnu11 -D_GNU_SOURCE -Icore -static -O2 -o "$T/pn-probes" tests/tools/pn-probes.c \
 	core/probe_*.c core/util.c -lm 2>"$T/gcc.err" || skipall "cannot build the static probe driver: $(head -n 2 "$T/gcc.err")"
 
@@ -36,6 +40,7 @@ boot() { # kind -> $T/kind.log; returns run-guest's status
 	private) args=(--kernel "$patched" --private --append memhp_default_state=online) ;;
 	private-movable) args=(--kernel "$patched" --private) ;;
 	esac
+	[ -x "$PN" ] && args+=(--add "$PN" --file configs/probes.json:/guest/probes.json)
 	"$KS/qemu/run-guest.sh" "${args[@]}" --dev-nodes 2 --dev-size 512 --dram 1024 --cpus 2 \
 		--timeout 600 --quiet --log "$T/$kind.log" --script tests/guest/probes-guest.sh \
 		--add "$T/pn-probes" >"$T/$kind.out" 2>&1
@@ -46,6 +51,28 @@ field() {
 }
 # sum of the per-node values "1:4096,2:4096" ("-" counts as nothing)
 total() { tr ',' '\n' <<<"$1" | awk -F: '$2 != "-" { s += $2 } END { print s + 0 }'; }
+
+# The probes workload under the runner: run.json valid; exit 1 with every
+# probe check of a leaking probe failed on stock/isolate, exit 0 on private.
+runner_checks() {
+	local kind=$1 j=$T/$1.json rc nfail nleak
+	[ -x "$PN" ] || { ok "[$kind] probes workload under the runner # SKIP $PN not built"; return; }
+	rc=$(sed -n 's/^PNRUN rc=\([0-9]*\).*/\1/p' "$T/$kind.log" | tail -n1)
+	sed -n '/^PNRUN-JSON-BEGIN/,/^PNRUN-JSON-END/p' "$T/$kind.log" | sed '1d;$d' | base64 -d >"$j" 2>/dev/null
+	if /usr/bin/python3 results/schema/validate.py "$j" >"$T/validate.out" 2>&1; then
+		ok "[$kind] run.json of the probes workload is valid"
+	else
+		notok "[$kind] run.json of the probes workload is valid" "$(head -n 3 "$T/validate.out")"
+	fi
+	nfail=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verdict"]["checks"]["failed"])' "$j" 2>/dev/null)
+	nleak=$(awk -v k="$kind" '$1 == k && $3 == "ran" && $5 > 0 { c += ($4 ~ /1:[1-9]/) + ($4 ~ /2:[1-9]/) } END { print c + 0 }' "$T/table")
+	case $kind in
+	private*) if [ "$rc" = 0 ] && [ "$nfail" = 0 ]; then ok "[$kind] runner: every probe check passes, verdict pass (exit 0)"
+		else notok "[$kind] runner: every probe check passes, verdict pass" "exit $rc, failed checks $nfail" "$(grep '^PNRUN-LOG' "$T/$kind.log" | head -n 6)"; fi ;;
+	*) if [ "$rc" = 1 ] && [ "${nfail:-0}" -ge "$nleak" ] && [ "$nleak" -gt 0 ]; then ok "[$kind] runner: $nfail probe checks fail (driver: $nleak leaking probe x node), verdict fail (exit 1)"
+		else notok "[$kind] runner: the leaking probes fail their checks, verdict fail" "exit $rc, failed checks $nfail, driver leaks $nleak"; fi ;;
+	esac
+}
 
 kinds=${PROBES_KINDS:-stock isolate private private-movable}
 probes=$("$T/pn-probes" --names)
@@ -82,6 +109,7 @@ for kind in $kinds; do
 			else notok "[$kind] $p: 0 pages on the private nodes, the trigger reached the kernel" "pages=$pages triggers=$asked" "$(grep "^PROBE $p " "$T/$kind.log" | sed 's/.*note=//')"; fi ;;
 		esac
 	done
+	runner_checks "$kind"
 done
 if [ -f "$T/table" ]; then
 	echo "# pages on device nodes 1,2 per probe (status ran unless marked):"
