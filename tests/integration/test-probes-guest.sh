@@ -91,7 +91,8 @@ for kind in $kinds; do
 	for p in $probes; do
 		st=$(field "$kind" "$p" status) pages=$(field "$kind" "$p" pages)
 		pk=$(field "$kind" "$p" kind) why=$(sed -n "s/^PROBE $p .*why=\"\\([^\"]*\\)\".*/\\1/p" "$T/$kind.log" | tail -n1)
-		sum=$(total "$pages") asked=$(($(field "$kind" "$p" triggered) + $(field "$kind" "$p" refused)))
+		trig=$(field "$kind" "$p" triggered) refu=$(field "$kind" "$p" refused)
+		sum=$(total "$pages") asked=$((${trig:-0} + ${refu:-0}))
 		echo "$kind $p ${st:-missing} ${pages:--} $sum" >>"$T/table"
 		case $kind:$st in
 		*:) notok "[$kind] $p reported" "no PROBE line" ;;
@@ -105,7 +106,7 @@ for kind in $kinds; do
 			else notok "[isolate] $p: the per-node path still reaches the device nodes" "pages=$pages"; fi ;;
 		private*:ran)
 			# 0 counts only when the kernel was asked (accepted or refused the trigger)
-			if [ "$sum" -eq 0 ] && [ "$asked" -gt 0 ]; then ok "[$kind] $p: 0 pages on the private nodes ($(field "$kind" "$p" triggered) triggers accepted, $(field "$kind" "$p" refused) refused)"
+			if [ "$sum" -eq 0 ] && [ "$asked" -gt 0 ]; then ok "[$kind] $p: 0 pages on the private nodes ($trig triggers accepted, $refu refused)"
 			else notok "[$kind] $p: 0 pages on the private nodes, the trigger reached the kernel" "pages=$pages triggers=$asked" "$(grep "^PROBE $p " "$T/$kind.log" | sed 's/.*note=//')"; fi ;;
 		esac
 	done
