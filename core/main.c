@@ -207,6 +207,8 @@ static int cmd_list(int argc, char **argv)
 		printf("  %-14s %-5s %s\n", w->name, ret ? "skip" : "ok", w->summary);
 		if (ret)
 			printf("  %-14s       why: %s\n", "", why);
+		if (w->list && have_topo)
+			w->list(&env, stdout);
 		if (verbose)
 			print_opts(w->opts);
 	}

@@ -36,6 +36,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "params.h"
 #include "pn.h"
@@ -131,6 +132,9 @@ struct pn_workload {
 	/* parent, after the child ended; may add checks to w->res */
 	void (*outcome)(struct pn_wl *w, const struct pn_outcome *o);
 	void (*teardown)(struct pn_wl *w); /* child, then parent; may be NULL */
+	/* pnbench list: the workload's own parts (e.g. each probe with its
+	 * kernel path and why it would skip here), one line each; may be NULL */
+	void (*list)(const struct pn_env *env, FILE *out);
 };
 
 /* Generated registry (build/gen/registry.c). */
