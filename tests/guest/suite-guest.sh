@@ -42,6 +42,18 @@ run quiet /guest/quiet.json $ROLE
 # shellcheck disable=SC2086
 run explicit /guest/explicit.json $ROLE
 
+# ---- interleave and exhaust ----
+# Weighted interleave 3:1 (and plain) over the device nodes, page for page;
+# more than the devices hold, spilling to DRAM; a strict bind beyond node 1's
+# capacity, killed in its own cgroup (after the opt-in on the private kernel).
+# shellcheck disable=SC2086
+run interleave /guest/interleave.json $ROLE
+# shellcheck disable=SC2086
+run exhaust /guest/exhaust.json $ROLE
+# shellcheck disable=SC2086
+run exhaust-strict /guest/exhaust-strict.json $ROLE
+# ---- end interleave and exhaust ----
+
 # A general allocation storm: page cache 1.3x the DRAM that is free, on an
 # ext2 scratch disk, plus anon; pnbench watches with --exec.
 mke2fs -q /dev/pmem0 && mkdir -p /mnt/scratch && mount -t ext2 /dev/pmem0 /mnt/scratch
