@@ -134,7 +134,7 @@ int pn_mpol_query(const void *addr, size_t npages, size_t page_bytes, int *statu
 		unsigned long n = 0;
 
 		while (n < QUERY_BATCH && done + n < npages) {
-			pages[n] = (char *)(uintptr_t)addr + (done + n) * page_bytes;
+			pages[n] = (void *)((const char *)addr + (done + n) * page_bytes);
 			n++;
 		}
 		/* nodes == NULL: query only; pid 0 = this process. */
@@ -177,8 +177,8 @@ int pn_wil_read(int node, unsigned int *weight)
 	return 0;
 }
 
-int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights,
-		 char *why, size_t whylen)
+int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights, char *why,
+		 size_t whylen)
 {
 	int want = pn_nodeset_count(nodes), got = 0, n = pn_nodeset_next(nodes, -1);
 	const char *p = s;
@@ -188,8 +188,8 @@ int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *we
 		long v = strtol(p, &end, 10);
 
 		if (end == p || v < 1 || v > 255 || (*end && *end != ',')) {
-			snprintf(why, whylen, "\"%s\": weights are integers 1..255, comma separated",
-				 s);
+			snprintf(why, whylen,
+				 "\"%s\": weights are integers 1..255, comma separated", s);
 			return -EINVAL;
 		}
 		if (++got > want)
@@ -199,8 +199,10 @@ int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *we
 		p = *end ? end + 1 : end;
 	}
 	if (got != want) {
-		snprintf(why, whylen, "\"%s\" gives %d weight%s for %d node%s (one per node, in "
-			 "node-id order)", s, got, got == 1 ? "" : "s", want, want == 1 ? "" : "s");
+		snprintf(why, whylen,
+			 "\"%s\" gives %d weight%s for %d node%s (one per node, in "
+			 "node-id order)",
+			 s, got, got == 1 ? "" : "s", want, want == 1 ? "" : "s");
 		return -EINVAL;
 	}
 	return 0;

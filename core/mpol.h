@@ -53,11 +53,11 @@ uint64_t pn_ilx_anon(uint64_t vm_start, uint64_t addr, unsigned int order, unsig
 
 /* The outcome of comparing every page of a range with the walk. */
 struct pn_ilcmp {
-	uint64_t pages;	       /* pages compared */
-	uint64_t matched;      /* on the node the walk puts them on */
-	uint64_t mismatched;   /* on another node */
-	uint64_t unverified;   /* no node from move_pages (status < 0) */
-	uint64_t folio_blocks; /* whole folio-sized blocks on their folio's node */
+	uint64_t pages;		/* pages compared */
+	uint64_t matched;	/* on the node the walk puts them on */
+	uint64_t mismatched;	/* on another node */
+	uint64_t unverified;	/* no node from move_pages (status < 0) */
+	uint64_t folio_blocks;	/* whole folio-sized blocks on their folio's node */
 	int64_t first_mismatch; /* page index, -1 if none */
 	int first_expected, first_actual;
 	uint64_t expected[PN_MAX_NODES]; /* pages the walk puts on each node */
@@ -94,7 +94,7 @@ int pn_wil_read(int node, unsigned int *weight);
 /* Parse "3,1" (one weight per node of a set, in node-id order) into
  * weights[node]; -EINVAL (message in why) for a count mismatch or a value
  * outside 1..255. */
-int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights,
-		 char *why, size_t whylen);
+int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights, char *why,
+		 size_t whylen);
 
 #endif /* PN_MPOL_H */

@@ -47,8 +47,8 @@ static const int policy_modes[] = { MPOL_PREFERRED, MPOL_PREFERRED_MANY, MPOL_IN
 				    MPOL_BIND };
 
 static const struct pn_opt exhaust_opts[] = {
-	{ "size", PN_OPT_SIZE, "0",
-	  "bytes to allocate; 0 = the MemTotal of nodes plus over", NULL, 0, 1125899906842624.0 },
+	{ "size", PN_OPT_SIZE, "0", "bytes to allocate; 0 = the MemTotal of nodes plus over", NULL,
+	  0, 1125899906842624.0 },
 	{ "over", PN_OPT_SIZE, "64M", "with size 0: bytes beyond the nodes' MemTotal", NULL, 0,
 	  1125899906842624.0 },
 	{ "chunk", PN_OPT_SIZE, "2M", "bytes per mapping (one row of the spill curve)", NULL, 4096,
@@ -89,18 +89,18 @@ struct chunk_rec {
 
 /* Kernel counters read before and after the allocation. */
 struct counters {
-	int64_t private_fallback;	  /* /proc/vmstat pgalloc_private_fallback, -1 absent */
-	int64_t node_private_fallback;	  /* sum over the policy nodes, -1 absent */
-	int64_t miss_elsewhere;		  /* numa_miss summed over the other nodes */
-	int64_t foreign_policy;		  /* numa_foreign summed over the policy nodes */
-	int64_t oom_kill;		  /* /proc/vmstat oom_kill */
+	int64_t private_fallback;	   /* /proc/vmstat pgalloc_private_fallback, -1 absent */
+	int64_t node_private_fallback;	   /* sum over the policy nodes, -1 absent */
+	int64_t miss_elsewhere;		   /* numa_miss summed over the other nodes */
+	int64_t foreign_policy;		   /* numa_foreign summed over the policy nodes */
+	int64_t oom_kill;		   /* /proc/vmstat oom_kill */
 	int64_t free_policy[PN_MAX_NODES]; /* MemFree pages of each policy node */
 };
 
 /* The shared page(s): written by the child, read by the parent after it ends. */
 struct shared {
-	volatile uint64_t done; /* chunks recorded */
-	volatile int reported;	/* the child built its results itself */
+	volatile uint64_t done;	    /* chunks recorded */
+	volatile int reported;	    /* the child built its results itself */
 	volatile uint64_t inflight; /* pages touched in the chunk being faulted */
 	struct counters before, after;
 	struct chunk_rec rec[];
@@ -167,9 +167,9 @@ static void read_counters(const struct exhaust_priv *p, struct counters *c)
 		c->foreign_policy += m.numa_foreign;
 		c->free_policy[n] = m.free / (int64_t)p->page_bytes;
 		if (m.numa_private_fallback >= 0)
-			c->node_private_fallback = (c->node_private_fallback < 0 ? 0
-						    : c->node_private_fallback) +
-						   m.numa_private_fallback;
+			c->node_private_fallback =
+				(c->node_private_fallback < 0 ? 0 : c->node_private_fallback) +
+				m.numa_private_fallback;
 	}
 	pn_nodeset_for_each (n, &p->others)
 		if (!pn_nodemem_read(n, &m))
@@ -183,8 +183,10 @@ static int parse_policy(const char *s, enum policy *pol)
 			*pol = (enum policy)i;
 			return 0;
 		}
-	return pn_error(-EINVAL, "workload exhaust: policy \"%s\" is not one of preferred, "
-			"preferred_many, interleave, bind", s);
+	return pn_error(-EINVAL,
+			"workload exhaust: policy \"%s\" is not one of preferred, "
+			"preferred_many, interleave, bind",
+			s);
 }
 
 /* Capacity (MemTotal) of the policy's nodes, and whether they are private. */
@@ -202,12 +204,15 @@ static int plan_nodes(struct pn_wl *w, struct exhaust_priv *p)
 		const struct pn_node_info *ni = w->topo ? pn_topology_node(w->topo, n) : NULL;
 
 		if (!ni)
-			return pn_error(-EINVAL, "workload exhaust: nodes \"%s\": node %d does not "
-					"exist on this machine", p->nodes_str, n);
+			return pn_error(-EINVAL,
+					"workload exhaust: nodes \"%s\": node %d does not "
+					"exist on this machine",
+					p->nodes_str, n);
 		p->capacity_bytes += ni->mem_total_bytes;
 		if (!ni->has_private_memory || ni->has_memory)
 			p->private_mode = false;
-		p->mask[n / (8 * sizeof(unsigned long))] |= 1UL << (n % (8 * sizeof(unsigned long)));
+		p->mask[n / (8 * sizeof(unsigned long))] |= 1UL
+							    << (n % (8 * sizeof(unsigned long)));
 		if (p->policy == POL_PREFERRED) /* one node: the first */
 			break;
 	}
@@ -242,18 +247,21 @@ static int exhaust_setup(struct pn_wl *w)
 	if (w->max_mem_share > 0.0 && w->max_mem_share < share)
 		share = w->max_mem_share;
 	if (p->chunk_bytes % p->page_bytes)
-		return pn_error(-EINVAL, "workload exhaust: chunk %llu bytes is not a multiple of "
-				"the page size", (unsigned long long)p->chunk_bytes);
+		return pn_error(-EINVAL,
+				"workload exhaust: chunk %llu bytes is not a multiple of "
+				"the page size",
+				(unsigned long long)p->chunk_bytes);
 	if (p->policy == POL_PREFERRED_MANY && !numa_has_preferred_many())
 		return pn_error(-EOPNOTSUPP, "workload exhaust: policy preferred_many needs "
-				"MPOL_PREFERRED_MANY (Linux 5.15+)");
+					     "MPOL_PREFERRED_MANY (Linux 5.15+)");
 	ret = plan_nodes(w, p);
 	if (ret)
 		return ret;
 	if (!p->size_bytes)
 		p->size_bytes = p->capacity_bytes + pn_param_size(&w->params, "over");
 	p->size_bytes = (p->size_bytes + p->chunk_bytes - 1) / p->chunk_bytes * p->chunk_bytes;
-	ret = pn_mem_guard(p->size_bytes, share, "workload exhaust: size (MemTotal of the nodes "
+	ret = pn_mem_guard(p->size_bytes, share,
+			   "workload exhaust: size (MemTotal of the nodes "
 			   "plus over, or size)");
 	if (ret)
 		return ret;
@@ -451,7 +459,8 @@ static void report_curve(struct pn_wl *w, const struct exhaust_priv *p, uint64_t
 	for (int k = 0; k < nseq && o >= 0; k++)
 		pn_res_table_row(&w->res, o, (int64_t)seq[k], first[seq[k]],
 				 (int64_t)((uint64_t)first[seq[k]] * p->chunk_bytes),
-				 (int64_t)per_node[seq[k]], (int)pn_nodeset_test(&p->nodes, seq[k]));
+				 (int64_t)per_node[seq[k]],
+				 (int)pn_nodeset_test(&p->nodes, seq[k]));
 	free(first);
 	free(seq);
 }
@@ -566,8 +575,8 @@ static void check_spill_order(struct pn_wl *w, const struct exhaust_priv *p, siz
 	pn_res_check(&w->res, "spill only after a policy node filled", best >= 0.9, "workload",
 		     ">= 90% of a node's free pages taken before the first page elsewhere",
 		     "node %d: %.1f%% of its %lld free pages before chunk %zu", best_node,
-		     best * 100.0, (long long)(best_node >= 0 ? p->sh->before.free_policy[best_node] : 0),
-		     spill);
+		     best * 100.0,
+		     (long long)(best_node >= 0 ? p->sh->before.free_policy[best_node] : 0), spill);
 }
 
 /* Everything from the shared records; in_child: also the census. */
@@ -617,7 +626,8 @@ static void report(struct pn_wl *w, struct exhaust_priv *p, bool in_child)
 	if (in_child)
 		pn_res_check_eq(r, "every page verified", 0, (int64_t)unknown, "pages");
 	if (p->policy == POL_BIND)
-		pn_res_check_eq(r, "strict bind: pages off its nodes", 0, (int64_t)spilled, "pages");
+		pn_res_check_eq(r, "strict bind: pages off its nodes", 0, (int64_t)spilled,
+				"pages");
 	else
 		check_spill_order(w, p, spill);
 	free(per_node);
@@ -660,7 +670,8 @@ static void exhaust_outcome(struct pn_wl *w, const struct pn_outcome *o)
 	if (!p->sh->reported) {
 		read_counters(p, &p->sh->after);
 		report(w, p, false);
-		pn_res_note(&w->res, "the child ended (%s) after %llu of %zu chunks and %llu "
+		pn_res_note(&w->res,
+			    "the child ended (%s) after %llu of %zu chunks and %llu "
 			    "page(s) of the next: curve and census from its shared records",
 			    pn_end_name(o->end), (unsigned long long)p->sh->done, p->nchunks,
 			    (unsigned long long)p->sh->inflight);
@@ -668,8 +679,10 @@ static void exhaust_outcome(struct pn_wl *w, const struct pn_outcome *o)
 	if (p->policy == POL_BIND && (died || p->size_bytes > p->capacity_bytes)) {
 		bool ended = died || (o->end == PN_END_ERROR && o->err == -ENOMEM);
 
-		pn_res_check(&w->res, "strict bind beyond capacity (device or memory.max): ended "
-			     "in its cgroup, or kept every page on its nodes", ended || !total_spilled(p), "workload",
+		pn_res_check(&w->res,
+			     "strict bind beyond capacity (device or memory.max): ended "
+			     "in its cgroup, or kept every page on its nodes",
+			     ended || !total_spilled(p), "workload",
 			     "OOM kill / SIGBUS / ENOMEM, or 0 pages elsewhere",
 			     "%s%s%s (signal %d, cgroup oom_kill %lld), %llu pages elsewhere",
 			     pn_end_name(o->end), o->detail[0] ? ": " : "", o->detail, o->signal,
@@ -677,9 +690,9 @@ static void exhaust_outcome(struct pn_wl *w, const struct pn_outcome *o)
 	}
 	kills = vmstat_item("oom_kill");
 	if (kills >= 0 && p->oom_kill_setup >= 0)
-		pn_res_check_le(&w->res, "host unharmed: OOM kills outside the workload's cgroup",
-				0, kills - p->oom_kill_setup - (o->oom_kills > 0 ? o->oom_kills : 0),
-				"kills");
+		pn_res_check_le(
+			&w->res, "host unharmed: OOM kills outside the workload's cgroup", 0,
+			kills - p->oom_kill_setup - (o->oom_kills > 0 ? o->oom_kills : 0), "kills");
 }
 
 static void exhaust_teardown(struct pn_wl *w)

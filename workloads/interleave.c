@@ -40,15 +40,15 @@ static const struct pn_opt interleave_opts[] = {
 	{ "size", PN_OPT_SIZE, "64M", "bytes to allocate (one mapping)", NULL, 4096,
 	  1125899906842624.0 },
 	{ "nodes", PN_OPT_NODES, "private", "nodes the policy interleaves over", NULL, 0, 0 },
-	{ "policy", PN_OPT_ENUM, "weighted_interleave", "MPOL_INTERLEAVE or MPOL_WEIGHTED_INTERLEAVE",
-	  policy_names, 0, 0 },
+	{ "policy", PN_OPT_ENUM, "weighted_interleave",
+	  "MPOL_INTERLEAVE or MPOL_WEIGHTED_INTERLEAVE", policy_names, 0, 0 },
 	{ "weights", PN_OPT_STRING, "",
 	  "weighted_interleave: one weight 1..255 per node in node-id order (\"3,1\"), set "
 	  "through knobs and restored; \"\" = the kernel's current weights",
 	  NULL, 0, 0 },
 	{ "thp", PN_OPT_BOOL, "false",
-	  "false: MADV_NOHUGEPAGE, exact per-page map; true: MADV_HUGEPAGE, map per folio", NULL,
-	  0, 0 },
+	  "false: MADV_NOHUGEPAGE, exact per-page map; true: MADV_HUGEPAGE, map per folio", NULL, 0,
+	  0 },
 	{ "max_mem_share", PN_OPT_DOUBLE, "0.5",
 	  "refuse sizes above this share of MemAvailable, in [0.01, 0.9]", NULL, 0.01, 0.9 },
 	{ NULL },
@@ -84,10 +84,10 @@ struct interleave_priv {
 	unsigned int weights[PN_MAX_NODES];  /* asked for, by node id */
 	unsigned int in_force[PN_MAX_NODES]; /* read back in run() */
 	unsigned long mask[PN_MAX_NODES / (8 * sizeof(unsigned long))];
-	void *map;	/* the aligned mapping */
-	void *raw;	/* what mmap returned */
+	void *map; /* the aligned mapping */
+	void *raw; /* what mmap returned */
 	size_t raw_len;
-	int *status;			/* npages */
+	int *status;			 /* npages */
 	uint64_t touch_ns[PN_MAX_NODES]; /* fault-in time by expected node */
 	struct pn_ilmap il;		 /* the walk run() verifies against */
 	struct pn_ilcmp cmp;
@@ -132,21 +132,25 @@ static int plan_weights(struct pn_wl *w, struct interleave_priv *p)
 
 	if (!p->weighted) {
 		if (ws[0])
-			return pn_error(-EINVAL, "workload interleave: weights \"%s\" needs policy "
-					"weighted_interleave", ws);
+			return pn_error(-EINVAL,
+					"workload interleave: weights \"%s\" needs policy "
+					"weighted_interleave",
+					ws);
 		return 0;
 	}
 	ret = pn_wil_probe(&have);
 	if (ret)
 		return pn_error(-EOPNOTSUPP,
 				"workload interleave: policy weighted_interleave: %s is missing "
-				"(a kernel before 6.9 or without NUMA)", PN_WIL_DIR);
+				"(a kernel before 6.9 or without NUMA)",
+				PN_WIL_DIR);
 	pn_nodeset_andnot(&missing, &p->nodes, &have);
 	if (!pn_nodeset_empty(&missing)) {
 		pn_nodeset_format(&missing, list, sizeof(list));
 		return pn_error(-EINVAL,
 				"workload interleave: no weight file for node(s) %s in %s (this "
-				"kernel creates them only for some nodes)", list, PN_WIL_DIR);
+				"kernel creates them only for some nodes)",
+				list, PN_WIL_DIR);
 	}
 	if (!ws[0])
 		return 0;
@@ -204,7 +208,8 @@ static int interleave_setup(struct pn_wl *w)
 		return ret;
 	w->mem_bytes = p->size_bytes;
 	pn_nodeset_for_each (n, &p->nodes)
-		p->mask[n / (8 * sizeof(unsigned long))] |= 1UL << (n % (8 * sizeof(unsigned long)));
+		p->mask[n / (8 * sizeof(unsigned long))] |= 1UL
+							    << (n % (8 * sizeof(unsigned long)));
 	return 0;
 }
 
@@ -240,7 +245,7 @@ static int map_region(struct interleave_priv *p)
 				strerror(errno));
 	}
 	a = ((uintptr_t)p->raw + ALIGN_BYTES - 1) & ~(uintptr_t)(ALIGN_BYTES - 1);
-	p->map = (void *)a;
+	p->map = (char *)p->raw + (a - (uintptr_t)p->raw); /* the 2 MiB boundary inside it */
 	if (madvise(p->map, (size_t)p->size_bytes, p->thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE))
 		return pn_error(-errno, "workload interleave: madvise(%s): %s",
 				p->thp ? "MADV_HUGEPAGE" : "MADV_NOHUGEPAGE", strerror(errno));
@@ -249,8 +254,7 @@ static int map_region(struct interleave_priv *p)
 		  PN_MAX_NODES + 1, 0)) {
 		int err = errno;
 
-		return pn_error(-err,
-				"workload interleave: mbind(%s, nodes %s): %s (errno %d)%s",
+		return pn_error(-err, "workload interleave: mbind(%s, nodes %s): %s (errno %d)%s",
 				p->weighted ? "MPOL_WEIGHTED_INTERLEAVE" : "MPOL_INTERLEAVE",
 				p->nodes_str, strerror(err), err,
 				err == EINVAL ? "; a private node needs its mempolicy opt-in, and "
@@ -313,8 +317,8 @@ static void report_nodes(struct pn_wl *w, struct interleave_priv *p)
 	for (int i = 0; i < p->il.nnodes; i++) {
 		int n = p->il.node[i];
 		int64_t dev = (int64_t)c->actual[n] - (int64_t)c->expected[n];
-		double bps = p->touch_ns[n] ? (double)c->expected[n] * (double)p->page_bytes *
-						      1e9 / (double)p->touch_ns[n]
+		double bps = p->touch_ns[n] ? (double)c->expected[n] * (double)p->page_bytes * 1e9 /
+						      (double)p->touch_ns[n]
 					    : 0.0;
 
 		snprintf(lab, sizeof(lab), "node=%d", n);
@@ -348,8 +352,8 @@ static void report(struct pn_wl *w, struct interleave_priv *p, uint64_t ns)
 	if (p->thp)
 		pn_wl_metric(w, "thp_folios", NULL, (double)c->folio_blocks);
 	report_nodes(w, p);
-	pn_res_check_eq(r, "every page on the node the interleave walk gives it",
-			(int64_t)c->pages, (int64_t)c->matched, "pages");
+	pn_res_check_eq(r, "every page on the node the interleave walk gives it", (int64_t)c->pages,
+			(int64_t)c->matched, "pages");
 	if (c->first_mismatch >= 0)
 		pn_res_note(r,
 			    "%s over %s: %llu of %llu page(s) off the walk; first: page %lld "
@@ -426,7 +430,8 @@ static void interleave_teardown(struct pn_wl *w)
 
 const struct pn_workload pn_workload_interleave = {
 	.name = "interleave",
-	.summary = "(weighted) interleave over K nodes, every page checked against the kernel's walk",
+	.summary =
+		"(weighted) interleave over K nodes, every page checked against the kernel's walk",
 	.opts = interleave_opts,
 	.metrics = interleave_metrics,
 	.supported = interleave_supported,

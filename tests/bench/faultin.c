@@ -116,12 +116,13 @@ static double populate_bps(uint64_t size, int node)
 	double bps;
 	void *a;
 
-	mask[node / (8 * (int)sizeof(unsigned long))] |= 1UL << (node % (8 * sizeof(unsigned long)));
+	mask[node / (8 * (int)sizeof(unsigned long))] |= 1UL
+							 << (node % (8 * sizeof(unsigned long)));
 	if (set_mempolicy(MPOL_BIND, mask, PN_MAX_NODES + 1))
 		return -1.0;
 	t0 = pn_now_ns();
-	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
-		 -1, 0);
+	a = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
+		 0);
 	bps = a == MAP_FAILED ? -1.0 : (double)size * 1e9 / (double)(pn_now_ns() - t0);
 	set_mempolicy(MPOL_DEFAULT, NULL, 0);
 	if (a != MAP_FAILED)
@@ -146,10 +147,8 @@ static double one(int m, uint64_t size, int node)
 			 "\"max_mem_share\":0.9}",
 			 (unsigned long long)size, node);
 		return workload_bps(&pn_workload_interleave, json, "fault_throughput");
-	case M_MEMHOG:
-		return memhog_bps(size, node);
-	default:
-		return populate_bps(size, node);
+	case M_MEMHOG: return memhog_bps(size, node);
+	default: return populate_bps(size, node);
 	}
 }
 
@@ -165,14 +164,11 @@ int main(int argc, char **argv)
 			if (pn_parse_size(optarg, &size))
 				return 2;
 			break;
-		case 'r':
-			rounds = atoi(optarg);
-			break;
-		case 'n':
-			node = atoi(optarg);
-			break;
+		case 'r': rounds = atoi(optarg); break;
+		case 'n': node = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: %s [-s SIZE] [-r ROUNDS (1..64)] [-n NODE]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-s SIZE] [-r ROUNDS (1..64)] [-n NODE]\n",
+				argv[0]);
 			return c == 'h' ? 0 : 2;
 		}
 	}
@@ -194,8 +190,8 @@ int main(int argc, char **argv)
 		}
 	printf("fault-in throughput, node %d, %llu MiB, THP off, median of %d interleaved rounds\n",
 	       node, (unsigned long long)(size >> 20), rounds);
-	printf("%-11s %12s %12s %12s %10s %10s\n", "method", "median MB/s", "min MB/s",
-	       "max MB/s", "/memhog", "/populate");
+	printf("%-11s %12s %12s %12s %10s %10s\n", "method", "median MB/s", "min MB/s", "max MB/s",
+	       "/memhog", "/populate");
 	for (int m = 0; m < M_N; m++)
 		med[m] = pn_median(v[m], (size_t)rounds);
 	for (int m = 0; m < M_N; m++) {

@@ -79,9 +79,9 @@ EOF
 rc=$?
 cgv=$(json "$T/ex/run.json" 'd["accounting"]["cgroup"]["version"]')
 f='d["points"][0]["iterations"][0]["phases"][0]["workloads"][0]'
-rows=$(json "$T/ex/run.json" "[len(t['rows']) for t in $f['tables'] if t['name'] == 'spill_curve'][0]")
-spill=$(json "$T/ex/run.json" "[m['value'] for m in $f['metrics'] if m['name'] == 'spill_at_bytes'][0]")
-cnt=$(json "$T/ex/run.json" "[len(t['rows']) for t in $f['tables'] if t['name'] == 'fallback_counters'][0]")
+rows=$(json "$T/ex/run.json" "[len(t['rows']) for t in ${f}['tables'] if t['name'] == 'spill_curve'][0]")
+spill=$(json "$T/ex/run.json" "[m['value'] for m in ${f}['metrics'] if m['name'] == 'spill_at_bytes'][0]")
+cnt=$(json "$T/ex/run.json" "[len(t['rows']) for t in ${f}['tables'] if t['name'] == 'fallback_counters'][0]")
 expect "exhaust on DRAM: a spill curve of $rows chunks, no spill ($spill), $cnt fallback counters beside the census" \
 	"rows=$rows spill=$spill counters=$cnt $(tail -n 3 "$T/ex.out")" \
 	test "${rows:-0}" = 8 -a "${spill%.0}" = -1 -a "${cnt:-0}" -ge 2
@@ -89,11 +89,11 @@ if [ "$(id -u)" -ne 0 ] || [ -z "$cgv" ] || [ "$cgv" = None ]; then
 	skip "strict bind beyond memory.max: killed in its cgroup, reported" "no memory cgroup here"
 else
 	s='d["points"][0]["iterations"][0]["phases"][1]["workloads"][0]'
-	end=$(json "$T/ex/run.json" "$s['outcome']['end']")
-	checks=$(json "$T/ex/run.json" "sorted((c['name'].split(':')[0], c['pass']) for c in $s['checks'])")
-	allpass=$(json "$T/ex/run.json" "int(all(c['pass'] for c in $s['checks']) and len($s['checks']) >= 4)")
+	end=$(json "$T/ex/run.json" "${s}['outcome']['end']")
+	checks=$(json "$T/ex/run.json" "sorted((c['name'].split(':')[0], c['pass']) for c in ${s}['checks'])")
+	allpass=$(json "$T/ex/run.json" "int(all(c['pass'] for c in ${s}['checks']) and len(${s}['checks']) >= 4)")
 	note=$(json "$T/ex/run.json" "int(any('shared records' in x for x in $s.get('notes', [])))")
-	srows=$(json "$T/ex/run.json" "[len(t['rows']) for t in $s['tables'] if t['name'] == 'spill_curve'][0]")
+	srows=$(json "$T/ex/run.json" "[len(t['rows']) for t in ${s}['tables'] if t['name'] == 'spill_curve'][0]")
 	expect "strict bind of 96M under memory.max 32M (cgroup v$cgv): $end, $srows chunks recorded before it, checks $checks, exit 0" \
 		"rc=$rc end=$end checks=$checks note=$note rows=$srows" \
 		test "$rc" = 0 -a "$end" = oom_kill -a "$allpass" = 1 -a "$note" = 1 -a "${srows:-0}" -gt 0 -a "${srows:-99}" -lt 16

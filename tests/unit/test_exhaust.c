@@ -101,10 +101,10 @@ static double mval(const struct pn_res *r, const char *name, const char *lk, con
 	const cJSON *m;
 
 	cJSON_ArrayForEach (m, cJSON_GetObjectItem(r->root, "metrics")) {
-		const cJSON *l = lk ? cJSON_GetObjectItem(cJSON_GetObjectItem(m, "labels"), lk)
-				    : NULL;
+		const cJSON *l =
+			lk ? cJSON_GetObjectItem(cJSON_GetObjectItem(m, "labels"), lk) : NULL;
 
-		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name))
+		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
 			continue;
 		if (!lk || (l && !strcmp(l->valuestring, lv)))
 			return cJSON_GetObjectItem(m, "value")->valuedouble;
@@ -125,8 +125,8 @@ static bool note_has(const struct pn_res *r, const char *text)
 
 static void test_option_table(void **state)
 {
-	static const char *const names[] = { "size", "over", "chunk", "nodes", "policy",
-					     "max_mem_share" };
+	static const char *const names[] = { "size",  "over",	"chunk",
+					     "nodes", "policy", "max_mem_share" };
 
 	(void)state;
 	assert_string_equal(W->name, "exhaust");
@@ -134,7 +134,7 @@ static void test_option_table(void **state)
 	for (size_t i = 0; i < PN_ARRAY_SIZE(names); i++) {
 		const struct pn_opt *o = W->opts;
 
-		while (o->name && strcmp(o->name, names[i]))
+		while (o->name && strcmp(o->name, names[i]) != 0)
 			o++;
 		assert_non_null(o->name);
 	}
@@ -175,15 +175,15 @@ static void test_curve_one_node(void **state)
 	curve = cJSON_GetObjectItem(table(r, "spill_curve"), "rows");
 	assert_int_equal(cJSON_GetArraySize(curve), 8);
 	cJSON_ArrayForEach (row, curve) {
-		assert_int_equal(cJSON_GetArrayItem(row, 2)->valueint, 0);	   /* node */
+		assert_int_equal(cJSON_GetArrayItem(row, 2)->valueint, 0); /* node */
 		assert_int_equal(cJSON_GetArrayItem(row, 3)->valueint, (1 << 20) / (int)psz);
-		assert_int_equal(cJSON_GetArrayItem(row, 4)->valueint, 0);	   /* elsewhere */
-		assert_true(cJSON_GetArrayItem(row, 6)->valuedouble > 0);	   /* fault_ns */
+		assert_int_equal(cJSON_GetArrayItem(row, 4)->valueint, 0); /* elsewhere */
+		assert_true(cJSON_GetArrayItem(row, 6)->valuedouble > 0);  /* fault_ns */
 	}
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "spill_order"), "rows")),
 			 1);
-	assert_true(cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "fallback_counters"), "rows")) >=
-		    1);
+	assert_true(cJSON_GetArraySize(
+			    cJSON_GetObjectItem(table(r, "fallback_counters"), "rows")) >= 1);
 	assert_true(mval(r, "spill_at_bytes", NULL, NULL) == -1.0);
 	assert_true(mval(r, "spilled_pages", NULL, NULL) == 0.0);
 	assert_true(mval(r, "chunk_latency_p50_ns", "spill", "before") > 0);
@@ -222,8 +222,8 @@ static void test_child_dies(void **state)
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGALRM);
 	W->outcome(&c.w, &o);
-	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(check(r, "strict bind beyond capacity"),
-						     "pass")));
+	assert_true(
+		cJSON_IsTrue(cJSON_GetObjectItem(check(r, "strict bind beyond capacity"), "pass")));
 	assert_non_null(check(r, "host unharmed"));
 	if (note_has(r, "shared records")) {
 		int rows = cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "spill_curve"), "rows"));
@@ -248,8 +248,8 @@ static void test_bind_ok(void **state)
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
 	W->outcome(&c.w, &o);
-	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(check(&c.w.res, "strict bind: pages off"),
-						     "pass")));
+	assert_true(cJSON_IsTrue(
+		cJSON_GetObjectItem(check(&c.w.res, "strict bind: pages off"), "pass")));
 	/* ended normally below capacity: no beyond-capacity check */
 	assert_null(check(&c.w.res, "strict bind beyond capacity"));
 	ctx_fini(&c);

@@ -107,7 +107,7 @@ static void test_compare_pages(void **state)
 	static struct pn_ilcmp c;
 	static unsigned int w[PN_MAX_NODES];
 	struct pn_nodeset s;
-	uint64_t start = 0x7f0000000000ULL + 5 * 4096; /* vpn % 4 == 1 */
+	uint64_t start = 0x7f0000000000ULL + 5ULL * 4096; /* vpn % 4 == 1 */
 	int st[64];
 
 	(void)state;
@@ -157,7 +157,7 @@ static void test_compare_folios(void **state)
 	static struct pn_ilcmp c;
 	struct pn_nodeset s;
 	uint64_t start = 0x7f0000000000ULL; /* 2 MiB aligned */
-	size_t n = 4 * 512;
+	size_t n = (size_t)4 * 512;
 	int *st = calloc(n, sizeof(*st));
 
 	(void)state;
@@ -169,7 +169,7 @@ static void test_compare_folios(void **state)
 			st[b * 512 + k] = pn_ilmap_nid(&m, (start >> 21) + b);
 	/* block 2 fell back to 4 KiB pages: the per-page walk */
 	for (size_t k = 0; k < 512; k++)
-		st[2 * 512 + k] = pn_ilmap_nid(&m, ((start + 2 * 0x200000ULL) >> 12) + k);
+		st[(size_t)2 * 512 + k] = pn_ilmap_nid(&m, ((start + 2 * 0x200000ULL) >> 12) + k);
 	memset(&c, 0, sizeof(c));
 	pn_ilmap_compare(&m, start, 4096, 9, st, n, &c);
 	assert_int_equal(c.folio_blocks, 3);
@@ -288,7 +288,7 @@ static double mval(const struct pn_res *r, const char *name, const char *node)
 	cJSON_ArrayForEach (m, cJSON_GetObjectItem(r->root, "metrics")) {
 		const cJSON *l = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "labels"), "node");
 
-		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name))
+		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
 			continue;
 		if ((!node && !l) || (node && l && !strcmp(l->valuestring, node)))
 			return cJSON_GetObjectItem(m, "value")->valuedouble;
@@ -395,7 +395,8 @@ static void test_weights_to_knobs(void **state)
 	ctx_init(&c, "{\"size\":\"1M\",\"nodes\":\"0\",\"weights\":\"3,1\"}");
 	assert_int_equal(W->setup(&c.w), -EINVAL);
 	ctx_fini(&c);
-	ctx_init(&c, "{\"size\":\"1M\",\"nodes\":\"0\",\"policy\":\"interleave\",\"weights\":\"3\"}");
+	ctx_init(&c,
+		 "{\"size\":\"1M\",\"nodes\":\"0\",\"policy\":\"interleave\",\"weights\":\"3\"}");
 	assert_int_equal(W->setup(&c.w), -EINVAL);
 	ctx_fini(&c);
 }
@@ -418,11 +419,14 @@ static void test_run_two_nodes(void **state)
 		}
 	if (b < 0 || !have_topo) {
 		print_message("SKIP: needs >= 2 memory nodes, this machine has %d (the guests "
-			      "test 3:1 over two device nodes)\n", a < 0 ? 0 : 1);
+			      "test 3:1 over two device nodes)\n",
+			      a < 0 ? 0 : 1);
 		skip();
 	}
-	snprintf(json, sizeof(json), "{\"size\":\"8M\",\"nodes\":\"%d,%d\",\"policy\":"
-		 "\"interleave\"}", a, b);
+	snprintf(json, sizeof(json),
+		 "{\"size\":\"8M\",\"nodes\":\"%d,%d\",\"policy\":"
+		 "\"interleave\"}",
+		 a, b);
 	ctx_init(&c, json);
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
@@ -448,12 +452,18 @@ static void test_node_missing(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_walk_plain),	 cmocka_unit_test(test_walk_weighted),
-		cmocka_unit_test(test_ilx),		 cmocka_unit_test(test_compare_pages),
-		cmocka_unit_test(test_compare_folios),	 cmocka_unit_test(test_parse_weights),
-		cmocka_unit_test(test_probe_sysroot),	 cmocka_unit_test(test_run_interleave),
-		cmocka_unit_test(test_run_weighted),	 cmocka_unit_test(test_weights_to_knobs),
-		cmocka_unit_test(test_run_two_nodes),	 cmocka_unit_test(test_node_missing),
+		cmocka_unit_test(test_walk_plain),
+		cmocka_unit_test(test_walk_weighted),
+		cmocka_unit_test(test_ilx),
+		cmocka_unit_test(test_compare_pages),
+		cmocka_unit_test(test_compare_folios),
+		cmocka_unit_test(test_parse_weights),
+		cmocka_unit_test(test_probe_sysroot),
+		cmocka_unit_test(test_run_interleave),
+		cmocka_unit_test(test_run_weighted),
+		cmocka_unit_test(test_weights_to_knobs),
+		cmocka_unit_test(test_run_two_nodes),
+		cmocka_unit_test(test_node_missing),
 	};
 	int ret;
 
