@@ -31,6 +31,7 @@
 #include <numa.h>
 #include <numaif.h>
 
+#include "fallback.h"
 #include "mpol.h"
 #include "placement.h"
 #include "procfs.h"
@@ -87,22 +88,12 @@ struct chunk_rec {
 	uint32_t on[SLOTS];
 };
 
-/* Kernel counters read before and after the allocation. */
-struct counters {
-	int64_t private_fallback;	   /* /proc/vmstat pgalloc_private_fallback, -1 absent */
-	int64_t node_private_fallback;	   /* sum over the policy nodes, -1 absent */
-	int64_t miss_elsewhere;		   /* numa_miss summed over the other nodes */
-	int64_t foreign_policy;		   /* numa_foreign summed over the policy nodes */
-	int64_t oom_kill;		   /* /proc/vmstat oom_kill */
-	int64_t free_policy[PN_MAX_NODES]; /* MemFree pages of each policy node */
-};
-
 /* The shared page(s): written by the child, read by the parent after it ends. */
 struct shared {
 	volatile uint64_t done;	    /* chunks recorded */
 	volatile int reported;	    /* the child built its results itself */
 	volatile uint64_t inflight; /* pages touched in the chunk being faulted */
-	struct counters before, after;
+	struct pn_fallback before, after;
 	struct chunk_rec rec[];
 };
 
@@ -132,48 +123,6 @@ static int exhaust_supported(const struct pn_env *env, char *why, size_t whylen)
 		return -ENODEV;
 	}
 	return 0;
-}
-
-static int64_t vmstat_item(const char *key)
-{
-	char *buf = NULL, *p;
-	size_t len = 0, kl = strlen(key);
-	int64_t v = -1;
-
-	if (pn_read_all("/proc/vmstat", &buf, &len))
-		return -1;
-	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-		if (!strncmp(p, key, kl) && p[kl] == ' ') {
-			v = strtoll(p + kl + 1, NULL, 10);
-			break;
-		}
-	}
-	free(buf);
-	return v;
-}
-
-static void read_counters(const struct exhaust_priv *p, struct counters *c)
-{
-	struct pn_nodemem m;
-	int n;
-
-	memset(c, 0, sizeof(*c));
-	c->private_fallback = vmstat_item("pgalloc_private_fallback");
-	c->oom_kill = vmstat_item("oom_kill");
-	c->node_private_fallback = -1;
-	pn_nodeset_for_each (n, &p->nodes) {
-		if (pn_nodemem_read(n, &m))
-			continue;
-		c->foreign_policy += m.numa_foreign;
-		c->free_policy[n] = m.free / (int64_t)p->page_bytes;
-		if (m.numa_private_fallback >= 0)
-			c->node_private_fallback =
-				(c->node_private_fallback < 0 ? 0 : c->node_private_fallback) +
-				m.numa_private_fallback;
-	}
-	pn_nodeset_for_each (n, &p->others)
-		if (!pn_nodemem_read(n, &m))
-			c->miss_elsewhere += m.numa_miss;
 }
 
 static int parse_policy(const char *s, enum policy *pol)
@@ -275,7 +224,7 @@ static int exhaust_setup(struct pn_wl *w)
 		p->sh = NULL;
 		return pn_error(-errno, "workload exhaust: shared records: %s", strerror(errno));
 	}
-	p->oom_kill_setup = vmstat_item("oom_kill");
+	p->oom_kill_setup = pn_vmstat_item("oom_kill");
 	return 0;
 }
 
@@ -504,7 +453,7 @@ static bool agrees(int64_t delta, uint64_t census)
 /* Kernel fallback counters beside the census. */
 static void report_counters(struct pn_wl *w, const struct exhaust_priv *p, uint64_t spilled)
 {
-	const struct counters *b = &p->sh->before, *a = &p->sh->after;
+	const struct pn_fallback *b = &p->sh->before, *a = &p->sh->after;
 	const struct {
 		const char *name;
 		int64_t before, after;
@@ -640,14 +589,14 @@ static int exhaust_run(struct pn_wl *w)
 	int *status = pn_xcalloc(cpages, sizeof(*status));
 	int ret = 0;
 
-	read_counters(p, &p->sh->before);
+	pn_fallback_read(&p->nodes, &p->others, &p->sh->before);
 	for (size_t i = 0; i < p->nchunks && !ret; i++) {
 		if (pn_wl_should_stop(w))
 			break;
 		ret = fault_chunk(p, i, status);
 	}
 	free(status);
-	read_counters(p, &p->sh->after);
+	pn_fallback_read(&p->nodes, &p->others, &p->sh->after);
 	report(w, p, true);
 	p->sh->reported = 1;
 	if (!ret && p->sh->done < p->nchunks && pn_should_stop())
@@ -668,7 +617,7 @@ static void exhaust_outcome(struct pn_wl *w, const struct pn_outcome *o)
 		return;
 	died = o->end == PN_END_OOM_KILL || o->end == PN_END_SIGNAL || o->end == PN_END_LOST;
 	if (!p->sh->reported) {
-		read_counters(p, &p->sh->after);
+		pn_fallback_read(&p->nodes, &p->others, &p->sh->after);
 		report(w, p, false);
 		pn_res_note(&w->res,
 			    "the child ended (%s) after %llu of %zu chunks and %llu "
@@ -688,7 +637,7 @@ static void exhaust_outcome(struct pn_wl *w, const struct pn_outcome *o)
 			     pn_end_name(o->end), o->detail[0] ? ": " : "", o->detail, o->signal,
 			     (long long)o->oom_kills, (unsigned long long)total_spilled(p));
 	}
-	kills = vmstat_item("oom_kill");
+	kills = pn_vmstat_item("oom_kill");
 	if (kills >= 0 && p->oom_kill_setup >= 0)
 		pn_res_check_le(
 			&w->res, "host unharmed: OOM kills outside the workload's cgroup", 0,
