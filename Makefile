@@ -7,7 +7,7 @@
 #   make SANITIZE=1      ASan + UBSan build (into build-san/ unless O= is given)
 #   make DEVELOPER=1     warnings are errors
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
-#   make bench           collector cost benchmark (not a test: prints figures)
+#   make bench           collector cost and fault-in benchmarks (not tests: they print figures)
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
 #   make lint-patches    checkpatch the kernel series
@@ -103,6 +103,7 @@ run: all
 
 bench: all
 	$(O)/pnbench bench collectors
+	$(O)/bench/faultin
 
 # ---- fuzzing (clang libFuzzer) ----
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
