@@ -7,7 +7,7 @@
 #   make SANITIZE=1      ASan + UBSan build (into build-san/ unless O= is given)
 #   make DEVELOPER=1     warnings are errors
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
-#   make bench           collector cost benchmark (not a test: prints figures)
+#   make bench           collector cost and fault-in benchmarks (not tests: they print figures)
 #   make perf-check      the perf collector's tests only (they link only its modules)
 #   make perf-bench      the perf collector against perf record (PERFBENCH_ARGS="-r 5 -s 3")
 #   make deps            install Debian packages (as root) and build libperf
@@ -155,6 +155,7 @@ run: all
 
 bench: all
 	$(O)/pnbench bench collectors
+	$(O)/bench/faultin
 
 # ---- fuzzing (clang libFuzzer) ----
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))

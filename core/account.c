@@ -244,9 +244,17 @@ void pn_node_acct_compute(struct pn_node_acct *a)
 		a->growth[k] = a->after.kinds[k] - a->before.kinds[k];
 	pn_general_at(&a->before, &a->after, a->explained_pages, &a->end);
 	a->peak = a->end;
+	a->unsettled_samples = 0;
 	for (size_t i = 0; i < a->nsamples; i++) {
 		struct pn_general g;
 
+		/* A reading that kept changing over every try is no measurement:
+		 * per-CPU lists were moving pages meanwhile.  The end reading
+		 * (and the event collector) still count. */
+		if (a->samples[i].unsettled) {
+			a->unsettled_samples++;
+			continue;
+		}
 		pn_general_at(&a->before, &a->samples[i],
 			      a->explained_pages + a->explained_freed_pages, &g);
 		if (g.total > a->peak.total) {
@@ -309,6 +317,7 @@ cJSON *pn_node_acct_json(const struct pn_node_acct *a)
 	cJSON_AddNumberToObject(o, "explained_pages", (double)a->explained_pages);
 	cJSON_AddNumberToObject(o, "explained_freed_pages", (double)a->explained_freed_pages);
 	cJSON_AddNumberToObject(o, "samples", (double)a->nsamples);
+	cJSON_AddNumberToObject(o, "samples_unsettled", (double)a->unsettled_samples);
 	cJSON_AddItemToObject(o, "general_pages", general_json(&a->general, &a->before));
 	cJSON_AddItemToObject(o, "general_end", general_json(&a->end, &a->before));
 	cJSON_AddItemToObject(o, "general_peak", general_json(&a->peak, &a->before));

@@ -75,7 +75,8 @@ struct pn_node_acct {
 	struct pn_node_read before, after;
 	struct pn_node_read *samples; /* during the phase (private nodes) */
 	size_t nsamples, capsamples;
-	int64_t explained_pages; /* foreground explicit census on this node */
+	size_t unsettled_samples;      /* left out of the peak (computed) */
+	int64_t explained_pages;       /* foreground explicit census on this node */
 	int64_t explained_freed_pages; /* verified explicit pages freed before the end */
 	/* computed by pn_node_acct_compute() */
 	int64_t used_growth_pages; /* end - before */

@@ -67,7 +67,8 @@ static int census_pagemap(pid_t pid, const struct pn_maps *m, const struct pn_pf
 		size_t n = 0;
 
 		for (size_t i = 0; i < m->n; i++)
-			if ((m->v[i].inode == 0) == (pass == 0) && strcmp(m->v[i].name, "[vsyscall]"))
+			if ((m->v[i].inode == 0) == (pass == 0) &&
+			    strcmp(m->v[i].name, "[vsyscall]") != 0)
 				r[n++] = (struct pn_range){ m->v[i].start, m->v[i].end };
 		ret = n ? pn_pagemap_census_ranges(pid, r, n, map, &c) : 0;
 		for (int k = 0; !ret && n && k < PN_MAX_NODES; k++)

@@ -273,7 +273,7 @@ static void sample_nodes(struct phase *p)
 
 	pn_nodeset_and(&priv, &p->nodes, &p->r->roles.private_nodes);
 	if (!pn_nodeset_empty(&priv) &&
-	    pn_node_read_set(&priv, p->r->refresh_ok, 3, rd, NULL) == 0) {
+	    pn_node_read_set(&priv, p->r->refresh_ok, 6, rd, NULL) == 0) {
 		pn_nodeset_for_each (n, &priv) {
 			for (int k = 0; k < p->nnodes; k++)
 				if (p->acct[k].node == n)

@@ -144,10 +144,12 @@ void pn_phase_explain(struct phase *p)
 		for (size_t i = 0; i < p->nslots; i++) {
 			const struct slot *s = &p->slots[i];
 
-			if (s->started && !s->w.background && s->child.got_result) {
+			/* a child that died may still have left a verified census
+			 * (outcome() reads it from shared memory) */
+			if (s->started && !s->w.background &&
+			    (s->child.got_result || s->w.res.verified)) {
 				a->explained_pages += (int64_t)s->w.res.placed_pages[a->node];
-				a->explained_freed_pages +=
-					(int64_t)s->w.res.freed_pages[a->node];
+				a->explained_freed_pages += (int64_t)s->w.res.freed_pages[a->node];
 			}
 		}
 		if (p->exec_mode && p->r->o->exec_explicit)

@@ -87,7 +87,8 @@ int pn_mem_guard_except(uint64_t bytes, double share, const struct pn_nodeset *e
 		return pn_error(ret, "%s: cannot check the size against MemAvailable", what);
 	/* Free memory of private nodes is in MemAvailable, but general
 	 * allocations can never have it. */
-	for (n = except ? pn_nodeset_next(except, -1) : -1; n >= 0; n = pn_nodeset_next(except, n)) {
+	for (n = except ? pn_nodeset_next(except, -1) : -1; n >= 0;
+	     n = pn_nodeset_next(except, n)) {
 		struct pn_nodemem m;
 
 		if (pn_nodemem_read(n, &m) == 0 && m.free > 0)

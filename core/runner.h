@@ -67,11 +67,11 @@ struct pn_exec_state {
 	int64_t last_anon_pages[PN_MAX_NODES]; /* of that, anonymous mappings */
 	int64_t peak_pages[PN_MAX_NODES];
 	int samples;
-	const char *method;  /* "pagemap" or "move_pages" */
+	const char *method; /* "pagemap" or "move_pages" */
 	bool have_pfnmap;
 	struct pn_pfnmap pfnmap;
 	uint64_t skipped_bytes; /* move_pages: VMAs too large to walk */
-	bool have_numa_maps; /* numa_maps read at exit, to cross-check */
+	bool have_numa_maps;	/* numa_maps read at exit, to cross-check */
 	struct pn_numa_maps numa_maps;
 };
 int pn_exec_start(struct run *r, struct pn_exec_state *x);

@@ -50,6 +50,17 @@ run explicit /guest/explicit.json $ROLE
 # shellcheck disable=SC2086
 run pressure /guest/pressure.json $ROLE
 # ---- end pressure ---------------------------------------------------------
+# ---- interleave and exhaust ----
+# Weighted interleave 3:1 (and plain) over the device nodes, page for page;
+# more than the devices hold, spilling to DRAM; a strict bind beyond node 1's
+# capacity, killed in its own cgroup (after the opt-in on the private kernel).
+# shellcheck disable=SC2086
+run interleave /guest/interleave.json $ROLE
+# shellcheck disable=SC2086
+run exhaust /guest/exhaust.json $ROLE
+# shellcheck disable=SC2086
+run exhaust-strict /guest/exhaust-strict.json $ROLE
+# ---- end interleave and exhaust ----
 
 # A general allocation storm: page cache 1.3x the DRAM that is free, on an
 # ext2 scratch disk, plus anon; pnbench watches with --exec.

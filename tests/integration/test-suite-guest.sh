@@ -39,11 +39,14 @@ boot() { # mode kernel [run-guest args]
 	shift 2
 	echo "MODE=$mode" >"$T/env-$mode"
 	"$KS/qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 --dram 1024 \
-		--disk 1536 --cpus 2 --timeout 600 --quiet --log "$T/$mode.log" \
+		--disk 1536 --cpus 2 --timeout 720 --quiet --log "$T/$mode.log" \
 		--script tests/guest/suite-guest.sh --add "$PN" --add "$T/pn-e2e-test" --add "$T/pn-leak" \
 		--file "$T/env-$mode:/guest/suite.env" --file tests/guest/explicit.json:/guest/explicit.json \
 		--file tests/guest/quiet.json:/guest/quiet.json \
 		--file tests/guest/pressure.json:/guest/pressure.json \
+		--file tests/guest/interleave.json:/guest/interleave.json \
+		--file tests/guest/exhaust.json:/guest/exhaust.json \
+		--file tests/guest/exhaust-strict.json:/guest/exhaust-strict.json \
 		"$@" >/dev/null 2>&1
 }
 rc_of() { tr -d '\r' <"$T/$1.log" | sed -n "s/^SUITE $2 rc=\([0-9]*\).*/\1/p" | tail -n1; }
@@ -58,6 +61,75 @@ py() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); pri
 gen_of() { py "$1" "max([d['verdict']['nodes'].get('$2', {}).get('general_pages_max', -1)])"; }
 # every iteration's general pages on the private nodes of a run, as a list
 per_iter() { py "$1" "[max(ph['nodes'][n]['general_pages']['total'] for n in ph['nodes'] if ph['nodes'][n]['role'] == 'private') for p in d['points'] for i in p['iterations'] for ph in i['phases']]"; }
+
+# ---- interleave and exhaust: helpers and assertions ----
+# ie FILE WHAT: one summary of an interleave/exhaust run.json (see the cases)
+ie() {
+	/usr/bin/python3 - "$1" "$2" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+# a point's matrix values label the phase they belong to (the first one here)
+ws = [(dict({"phase": ph["name"]}, **((p["matrix"] or {}) if k == 0 else {})), w)
+      for p in d["points"] for i in p["iterations"] for k, ph in enumerate(i["phases"])
+      for w in ph["workloads"]]
+met = lambda w, n: [m["value"] for m in w["metrics"] if m["name"] == n and not m["labels"]]
+rows = lambda w, n: [r for t in w["tables"] if t["name"] == n for r in t["rows"]]
+ok = lambda w: all(c["pass"] for c in w["checks"])
+what = sys.argv[2]
+if what == "map":    # per point: thp, exact/pages, pages per node
+    print("; ".join("%s %d/%d %s" % (" ".join(str(v).replace("False", "thp=off").replace(
+          "True", "thp=on") for v in m.values()), met(w, "exact_match_pages")[0],
+          met(w, "pages_total")[0], w["placement"]["per_node"]) for m, w in ws))
+elif what == "map_ok":
+    print(int(len(ws) >= 3 and all(ok(w) and met(w, "mismatched_pages")[0] == 0 for _, w in ws)))
+elif what == "spill":  # per policy: nodes in the order reached, spilled pages, counters
+    print("; ".join("%s: %s spilled %d %s %s" % (" ".join(str(v) for v in list(m.values())[1:]),
+          "->".join(str(r[0]) for r in rows(w, "spill_order")), met(w, "spilled_pages")[0],
+          ",".join("%s=%d%s" % (r[0].split("(")[0], r[3], "" if r[5] else "(!)")
+                   for r in rows(w, "fallback_counters")), w["outcome"]["end"]) for m, w in ws))
+elif what == "spill_ok":
+    print(int(len(ws) >= 3 and all(ok(w) and w["outcome"]["end"] == "ok" and
+              met(w, "spilled_pages")[0] > 0 for _, w in ws)))
+elif what == "strict":
+    print("; ".join("%s, %d chunks recorded, failed checks %s" % (w["outcome"]["end"],
+          len(rows(w, "spill_curve")), [c["name"] for c in w["checks"] if not c["pass"]])
+          for _, w in ws))
+elif what == "strict_ok":
+    print(int(len(ws) == 1 and all(ok(w) and w["outcome"]["end"] in ("oom_kill", "signal")
+              for _, w in ws)))
+PY
+}
+ie_checks() { # mode
+	local mode=$1 name j il ex xs irc erc src info
+	for name in interleave exhaust exhaust-strict; do
+		j=$(json_of "$mode" "$name")
+		expect "[$mode] $name: run.json from the guest is valid" \
+			"$(/usr/bin/python3 results/schema/validate.py "$j" 2>&1 | head -n 3)" \
+			/usr/bin/python3 results/schema/validate.py "$j"
+	done
+	il=$T/$mode-interleave.json ex=$T/$mode-exhaust.json xs=$T/$mode-exhaust-strict.json
+	irc=$(rc_of "$mode" interleave) erc=$(rc_of "$mode" exhaust) src=$(rc_of "$mode" exhaust-strict)
+	if [ "$mode" = isolate ]; then
+		# the isolate model gates nothing here: shown, not asserted
+		expect "[isolate] interleave over the device nodes, what happens: $(ie "$il" map), exit $irc" \
+			"rc=$irc" test -n "$irc"
+	else
+		expect "[$mode] weighted 3:1 and plain interleave over nodes 1-2 match the kernel's walk page for page, THP off and on: $(ie "$il" map), exit 0" \
+			"rc=$irc" test "$irc" = 0 -a "$(ie "$il" map_ok)" = 1
+	fi
+	info=$(gen_of "$ex" 1)
+	if [ "$mode" = private ]; then
+		expect "[private] exhaust spills device -> DRAM without an OOM, every check passes: $(ie "$ex" spill); general pages on node 1: $info, exit 0" \
+			"rc=$erc" test "$erc" = 0 -a "$(ie "$ex" spill_ok)" = 1
+	else
+		expect "[$mode] exhaust spills without an OOM, its checks pass: $(ie "$ex" spill); general pages on node 1: $info, exit $erc" \
+			"rc=$erc" test "$(ie "$ex" spill_ok)" = 1
+	fi
+	info=$(gen_of "$xs" 1)
+	expect "[$mode] strict bind beyond node 1's capacity ends in its cgroup: $(ie "$xs" strict); the runner does not explain a killed child's census: $info general pages on node 1, exit $src" \
+		"rc=$src" test "$(ie "$xs" strict_ok)" = 1
+}
+# ---- end interleave and exhaust helpers ----
 
 for mode in private isolate stock; do
 	case $mode in
@@ -103,6 +175,9 @@ for mode in private isolate stock; do
 	expect "[$mode] declared-explicit pages on the devices ($placed verified, $mis misplaced): $egen general pages, exit 0" \
 		"rc=$erc general=$egen placed=$placed misplaced=$mis" \
 		test "$erc" = 0 -a "$egen" = 0 -a "${placed:-0}" -gt 0 -a "$mis" = 0
+	# ---- interleave and exhaust ----
+	ie_checks "$mode"
+	# ---- end interleave and exhaust ----
 	case $mode in
 	private)
 		expect "[private] nodes.private auto finds the kernel's private nodes ($roles)" \

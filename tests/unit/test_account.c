@@ -184,8 +184,9 @@ static void test_inflight_huge_page(void **state)
 /* Explicit pages freed before the end explain the moments they were held. */
 static void test_freed_explicit(void **state)
 {
-	struct pn_node_acct a = { .node = 1, .is_private = true, .explained_pages = 100,
-				  .explained_freed_pages = 1000 };
+	struct pn_node_acct a = {
+		.node = 1, .is_private = true, .explained_pages = 100, .explained_freed_pages = 1000
+	};
 	struct pn_node_read mid = rd(MB(10) + 1100 * PS, MB(1) + 1100 * PS, 0, 0, 0, 5);
 
 	(void)state;
@@ -198,6 +199,27 @@ static void test_freed_explicit(void **state)
 	a.explained_freed_pages = 0;
 	pn_node_acct_compute(&a);
 	assert_int_equal(a.general.total, 1000);
+	pn_node_acct_free(&a);
+}
+
+/* A sample whose readings never agreed is left out of the peak. */
+static void test_unsettled_sample(void **state)
+{
+	struct pn_node_acct a = { .node = 1, .is_private = true };
+	struct pn_node_read noisy = rd(MB(10) + 5 * PS, MB(1), 0, 0, 0, 5);
+
+	(void)state;
+	noisy.unsettled = true;
+	a.before = rd(MB(10), MB(1), 0, 0, 0, 1);
+	a.after = a.before;
+	pn_node_acct_sample(&a, &noisy);
+	pn_node_acct_compute(&a);
+	assert_int_equal(a.general.total, 0);
+	assert_int_equal(a.unsettled_samples, 1);
+	noisy.unsettled = false;
+	a.samples[0] = noisy;
+	pn_node_acct_compute(&a);
+	assert_int_equal(a.general.total, 5);
 	pn_node_acct_free(&a);
 }
 
@@ -253,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_peak_never_blames_explicit),
 		cmocka_unit_test(test_inflight_huge_page),
 		cmocka_unit_test(test_freed_explicit),
+		cmocka_unit_test(test_unsettled_sample),
 		cmocka_unit_test(test_live),
 	};
 

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_exhaust.c - the exhaust workload on the running kernel: sizing from
+ * the nodes' MemTotal behind the memory guard, the spill curve and census on
+ * real pages, the fallback-counter table, and a child that dies mid-run
+ * (its curve and census come back through the shared records, and
+ * outcome() judges how it ended).  Spilling needs a second node: on one node
+ * the curve must show no spill at all.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+#include <numa.h>
+
+#include "params.h"
+#include "pn.h"
+#include "topology.h"
+#include "workload.h"
+
+extern const struct pn_workload pn_workload_exhaust;
+
+static const struct pn_workload *W = &pn_workload_exhaust;
+static struct pn_topology topo;
+static bool have_topo;
+static size_t psz;
+
+struct ctx {
+	struct pn_wl w;
+	struct pn_roles roles;
+	cJSON *obj;
+};
+
+static void ctx_init(struct ctx *c, const char *json)
+{
+	cJSON *in = cJSON_Parse(json);
+
+	assert_non_null(in);
+	memset(c, 0, sizeof(*c));
+	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
+	cJSON_Delete(in);
+	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, "0"), 0);
+	c->w.ops = W;
+	c->w.params.opts = W->opts;
+	c->w.params.obj = c->obj;
+	c->w.roles = &c->roles;
+	c->w.topo = &topo;
+	pn_res_init(&c->w.res, W->metrics, W->name);
+}
+
+static void ctx_fini(struct ctx *c)
+{
+	W->teardown(&c->w);
+	assert_null(c->w.priv);
+	pn_res_free(&c->w.res);
+	cJSON_Delete(c->obj);
+}
+
+static void need_node0(void)
+{
+	if (numa_available() < 0 || !have_topo || !pn_topology_node(&topo, 0)) {
+		print_message("SKIP: needs NUMA and node 0\n");
+		skip();
+	}
+}
+
+static const cJSON *table(const struct pn_res *r, const char *name)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach (t, cJSON_GetObjectItem(r->root, "tables"))
+		if (!strcmp(cJSON_GetObjectItem(t, "name")->valuestring, name))
+			return t;
+	fail_msg("table %s missing", name);
+	return NULL;
+}
+
+static const cJSON *check(const struct pn_res *r, const char *prefix)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach (c, cJSON_GetObjectItem(r->root, "checks"))
+		if (!strncmp(cJSON_GetObjectItem(c, "name")->valuestring, prefix, strlen(prefix)))
+			return c;
+	return NULL;
+}
+
+static double mval(const struct pn_res *r, const char *name, const char *lk, const char *lv)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach (m, cJSON_GetObjectItem(r->root, "metrics")) {
+		const cJSON *l =
+			lk ? cJSON_GetObjectItem(cJSON_GetObjectItem(m, "labels"), lk) : NULL;
+
+		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
+			continue;
+		if (!lk || (l && !strcmp(l->valuestring, lv)))
+			return cJSON_GetObjectItem(m, "value")->valuedouble;
+	}
+	fail_msg("metric %s missing", name);
+	return 0;
+}
+
+static bool note_has(const struct pn_res *r, const char *text)
+{
+	const cJSON *n;
+
+	cJSON_ArrayForEach (n, cJSON_GetObjectItem(r->root, "notes"))
+		if (strstr(n->valuestring, text))
+			return true;
+	return false;
+}
+
+static void test_option_table(void **state)
+{
+	static const char *const names[] = { "size",  "over",	"chunk",
+					     "nodes", "policy", "max_mem_share" };
+
+	(void)state;
+	assert_string_equal(W->name, "exhaust");
+	assert_non_null(W->outcome);
+	for (size_t i = 0; i < PN_ARRAY_SIZE(names); i++) {
+		const struct pn_opt *o = W->opts;
+
+		while (o->name && strcmp(o->name, names[i]) != 0)
+			o++;
+		assert_non_null(o->name);
+	}
+}
+
+/* size 0 = MemTotal of the nodes + over: on this host's node 0 that is more
+ * than the guard allows, and setup says so instead of OOMing the machine. */
+static void test_auto_size_guarded(void **state)
+{
+	struct ctx c;
+
+	(void)state;
+	need_node0();
+	ctx_init(&c, "{\"nodes\":\"0\",\"policy\":\"preferred\"}");
+	assert_int_equal(W->setup(&c.w), -ENOMEM);
+	ctx_fini(&c);
+}
+
+/* Real pages, one node: every chunk on node 0, no spill, census exact. */
+static void test_curve_one_node(void **state)
+{
+	struct ctx c;
+	const struct pn_res *r;
+	const cJSON *curve, *row;
+	uint64_t pages = (8u << 20) / psz;
+
+	(void)state;
+	need_node0();
+	ctx_init(&c, "{\"nodes\":\"0\",\"size\":\"8M\",\"chunk\":\"1M\",\"policy\":\"preferred\"}");
+	r = &c.w.res;
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(c.w.mem_bytes, 8u << 20);
+	assert_int_equal(W->run(&c.w), 0);
+	assert_true(r->verified);
+	assert_int_equal(r->explicit_pages, pages);
+	assert_int_equal(r->placed_pages[0], pages);
+	assert_int_equal(r->misplaced_pages, 0);
+	curve = cJSON_GetObjectItem(table(r, "spill_curve"), "rows");
+	assert_int_equal(cJSON_GetArraySize(curve), 8);
+	cJSON_ArrayForEach (row, curve) {
+		assert_int_equal(cJSON_GetArrayItem(row, 2)->valueint, 0); /* node */
+		assert_int_equal(cJSON_GetArrayItem(row, 3)->valueint, (1 << 20) / (int)psz);
+		assert_int_equal(cJSON_GetArrayItem(row, 4)->valueint, 0); /* elsewhere */
+		assert_true(cJSON_GetArrayItem(row, 6)->valuedouble > 0);  /* fault_ns */
+	}
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "spill_order"), "rows")),
+			 1);
+	assert_true(cJSON_GetArraySize(
+			    cJSON_GetObjectItem(table(r, "fallback_counters"), "rows")) >= 1);
+	assert_true(mval(r, "spill_at_bytes", NULL, NULL) == -1.0);
+	assert_true(mval(r, "spilled_pages", NULL, NULL) == 0.0);
+	assert_true(mval(r, "chunk_latency_p50_ns", "spill", "before") > 0);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(check(r, "no spill while"), "pass")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(check(r, "every page verified"), "pass")));
+	ctx_fini(&c);
+}
+
+/* A strict bind whose child dies mid-run (SIGALRM here, an OOM kill in a
+ * cgroup in the integration test): the parent reports the recorded curve,
+ * a census that includes the chunk in flight, and the outcome check. */
+static void test_child_dies(void **state)
+{
+	struct ctx c;
+	const struct pn_res *r;
+	struct pn_outcome o = { .end = PN_END_SIGNAL, .signal = SIGALRM };
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	need_node0();
+	ctx_init(&c, "{\"nodes\":\"0\",\"size\":\"512M\",\"chunk\":\"2M\",\"policy\":\"bind\"}");
+	r = &c.w.res;
+	assert_int_equal(W->setup(&c.w), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct itimerval it = { .it_value = { 0, 30000 } };
+
+		setitimer(ITIMER_REAL, &it, NULL);
+		W->run(&c.w);
+		pause(); /* finished first: wait for the alarm anyway */
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGALRM);
+	W->outcome(&c.w, &o);
+	assert_true(
+		cJSON_IsTrue(cJSON_GetObjectItem(check(r, "strict bind beyond capacity"), "pass")));
+	assert_non_null(check(r, "host unharmed"));
+	if (note_has(r, "shared records")) {
+		int rows = cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "spill_curve"), "rows"));
+
+		assert_true(r->verified);
+		assert_true(r->explicit_pages >= (uint64_t)rows * ((2u << 20) / psz));
+		assert_int_equal(r->placed_pages[0], r->explicit_pages);
+		assert_int_equal(r->misplaced_pages, 0);
+	}
+	ctx_fini(&c);
+}
+
+/* A strict bind that ended normally passes only with 0 pages elsewhere. */
+static void test_bind_ok(void **state)
+{
+	struct ctx c;
+	struct pn_outcome o = { .end = PN_END_OK };
+
+	(void)state;
+	need_node0();
+	ctx_init(&c, "{\"nodes\":\"0\",\"size\":\"4M\",\"policy\":\"bind\"}");
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	W->outcome(&c.w, &o);
+	assert_true(cJSON_IsTrue(
+		cJSON_GetObjectItem(check(&c.w.res, "strict bind: pages off"), "pass")));
+	/* ended normally below capacity: no beyond-capacity check */
+	assert_null(check(&c.w.res, "strict bind beyond capacity"));
+	ctx_fini(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_option_table),   cmocka_unit_test(test_auto_size_guarded),
+		cmocka_unit_test(test_curve_one_node), cmocka_unit_test(test_child_dies),
+		cmocka_unit_test(test_bind_ok),
+	};
+	int ret;
+
+	psz = (size_t)sysconf(_SC_PAGESIZE);
+	pn_log_level = PN_LOG_QUIET;
+	pn_sysroot_set(NULL);
+	have_topo = pn_topology_load(&topo) == 0;
+	ret = cmocka_run_group_tests(tests, NULL, NULL);
+	if (have_topo)
+		pn_topology_free(&topo);
+	return ret;
+}
