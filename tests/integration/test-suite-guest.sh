@@ -126,7 +126,7 @@ ie_checks() { # mode
 			"rc=$erc" test "$(ie "$ex" spill_ok)" = 1
 	fi
 	info=$(gen_of "$xs" 1)
-	expect "[$mode] strict bind beyond node 1's capacity ends in its cgroup: $(ie "$xs" strict); the runner does not explain a killed child's census: $info general pages on node 1, exit $src" \
+	expect "[$mode] strict bind beyond node 1's capacity ends in its cgroup: $(ie "$xs" strict); general pages on node 1: $info, exit $src" \
 		"rc=$src" test "$(ie "$xs" strict_ok)" = 1
 }
 # ---- end interleave and exhaust helpers ----
