@@ -8,8 +8,13 @@
 # shellcheck disable=SC1091
 . /guest/perf.env
 if [ "$MODE" = private ]; then
-	[ -d /sys/kernel/debug/private_node ] || mount -t debugfs none /sys/kernel/debug
-	echo 1 > /sys/kernel/debug/private_node/node1/mempolicy
+	# series v2: a sysfs node attribute; series v1 kernels: debugfs
+	f=/sys/devices/system/node/node1/private/mempolicy
+	if [ ! -e "$f" ]; then
+		[ -d /sys/kernel/debug/private_node ] || mount -t debugfs none /sys/kernel/debug
+		f=/sys/kernel/debug/private_node/node1/mempolicy
+	fi
+	echo 1 > "$f"
 fi
 /usr/local/bin/perf_guest_leak 1 "${PAGES:-4096}" > /tmp/pg.out 2> /tmp/pg.err
 rc=$?

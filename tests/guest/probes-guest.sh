@@ -16,7 +16,7 @@ for n in 1 2; do
 	z=$(awk -v n="$n" '$1 == "Node" && $2 == n "," { zone = $4 } zone != "" && $1 == "managed" { if ($2 > 0) print zone; zone = "" }' /proc/zoneinfo | tr '\n' ' ')
 	echo "PROBES-NODE node=$n zones=$z"
 done
-mode=$(cat /sys/kernel/debug/private_node/mode 2>/dev/null)
+mode=$(cat /sys/devices/system/node/private_node_mode 2>/dev/null || cat /sys/kernel/debug/private_node/mode 2>/dev/null)
 echo "PROBES-INFO private=$(cat /sys/devices/system/node/has_private_memory 2>/dev/null) mode=$mode"
 # shellcheck disable=SC2086
 /usr/local/bin/pn-probes --dev 1,2 $PROBE_ARGS
