@@ -76,7 +76,7 @@ class Gen:
                "signal": 0, "signal_name": None, "oom_kills": 0, "expected": "ok",
                "as_expected": outcome_end == "ok", "detail": ""}
         placement = placement or {"verified": False, "explicit_pages": 0, "intended_pages": 0,
-                                  "misplaced_pages": 0, "unverified_pages": 0, "per_node": {}}
+                                  "misplaced_pages": 0, "unverified_pages": 0, "per_node": {}, "freed_per_node": {}}
         checks = [dict(c, expected=str(c["expected"]), observed=str(c["observed"])) for c in checks]
         tables = [dict(t, columns=[{"name": c["name"], "unit": c["unit"] or "",
                                     "type": c.get("type") or _coltype(t, i)}
@@ -103,7 +103,7 @@ class Gen:
                             placement={"verified": True, "explicit_pages": pages,
                                        "intended_pages": pages, "misplaced_pages": 0,
                                        "unverified_pages": 0,
-                                       "per_node": {"1": pages // 2, "2": pages // 2}})]
+                                       "per_node": {"1": pages // 2, "2": pages // 2}, "freed_per_node": {}})]
         if phase == "interleave":
             w = {"1": 3, "2": 1}
             total = 8192
@@ -341,7 +341,7 @@ class Gen:
                     nodes[str(n)] = {"role": role, "before": read(k0, used0),
                                      "after": read(k1, used0 + expl + total),
                                      "used_growth_pages": expl + total, "growth_pages": grow,
-                                     "explained_pages": expl, "samples": nsamp, "general_pages": gp,
+                                     "explained_pages": expl, "explained_freed_pages": 0, "samples": nsamp, "samples_unsettled": 0, "general_pages": gp,
                                      "general_end": dict(gp, moment="end"), "general_peak": dict(gp, moment="peak"),
                                      "numa_hit_delta": 100, "numa_miss_delta": 0, "numa_foreign_delta": 0,
                                      "private_fallback_delta": 0,
