@@ -102,9 +102,11 @@ static void check_budget(struct phase *p)
 	for (size_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].setup_ok)
 			sum += p->slots[i].w.mem_bytes;
-	if (!sum || !pn_mem_guard_except(sum, share, &p->r->roles.private_nodes,
-					 "the phase's workloads together (private nodes' free "
-					 "memory left out)"))
+	/* Memory of nodes the kernel keeps private is in MemAvailable, but no
+	 * general allocation can have it; nodes that only play the role (a
+	 * stock kernel's device nodes) are ordinary memory. */
+	if (!sum || !pn_mem_guard_except(sum, share, &p->r->topo.with_private_memory,
+					 "the phase's workloads together"))
 		return;
 	for (size_t i = 0; i < p->nslots; i++) {
 		struct slot *s = &p->slots[i];
@@ -114,7 +116,7 @@ static void check_budget(struct phase *p)
 		s->setup_ok = false;
 		snprintf(s->why, sizeof(s->why),
 			 "refused: the phase's workloads together need %llu MiB, over %.0f%% "
-			 "of MemAvailable without the private nodes' free memory "
+			 "of MemAvailable, the kernel's private nodes left out "
 			 "(limits.max_mem_share)",
 			 (unsigned long long)(sum >> 20), share * 100);
 	}
