@@ -28,6 +28,7 @@
 #include "pn.h"
 #include "topology.h"
 #include "workload.h"
+#include "wltest.h"
 
 extern const struct pn_workload pn_workload_exhaust;
 
@@ -36,35 +37,9 @@ static struct pn_topology topo;
 static bool have_topo;
 static size_t psz;
 
-struct ctx {
-	struct pn_wl w;
-	struct pn_roles roles;
-	cJSON *obj;
-};
-
-static void ctx_init(struct ctx *c, const char *json)
+static void ctx_init(struct wlt *c, const char *json)
 {
-	cJSON *in = cJSON_Parse(json);
-
-	assert_non_null(in);
-	memset(c, 0, sizeof(*c));
-	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
-	cJSON_Delete(in);
-	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, "0"), 0);
-	c->w.ops = W;
-	c->w.params.opts = W->opts;
-	c->w.params.obj = c->obj;
-	c->w.roles = &c->roles;
-	c->w.topo = &topo;
-	pn_res_init(&c->w.res, W->metrics, W->name);
-}
-
-static void ctx_fini(struct ctx *c)
-{
-	W->teardown(&c->w);
-	assert_null(c->w.priv);
-	pn_res_free(&c->w.res);
-	cJSON_Delete(c->obj);
+	wlt_init(c, W, json, "0", NULL, &topo);
 }
 
 static void need_node0(void)
@@ -73,54 +48,6 @@ static void need_node0(void)
 		print_message("SKIP: needs NUMA and node 0\n");
 		skip();
 	}
-}
-
-static const cJSON *table(const struct pn_res *r, const char *name)
-{
-	const cJSON *t;
-
-	cJSON_ArrayForEach (t, cJSON_GetObjectItem(r->root, "tables"))
-		if (!strcmp(cJSON_GetObjectItem(t, "name")->valuestring, name))
-			return t;
-	fail_msg("table %s missing", name);
-	return NULL;
-}
-
-static const cJSON *check(const struct pn_res *r, const char *prefix)
-{
-	const cJSON *c;
-
-	cJSON_ArrayForEach (c, cJSON_GetObjectItem(r->root, "checks"))
-		if (!strncmp(cJSON_GetObjectItem(c, "name")->valuestring, prefix, strlen(prefix)))
-			return c;
-	return NULL;
-}
-
-static double mval(const struct pn_res *r, const char *name, const char *lk, const char *lv)
-{
-	const cJSON *m;
-
-	cJSON_ArrayForEach (m, cJSON_GetObjectItem(r->root, "metrics")) {
-		const cJSON *l =
-			lk ? cJSON_GetObjectItem(cJSON_GetObjectItem(m, "labels"), lk) : NULL;
-
-		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
-			continue;
-		if (!lk || (l && !strcmp(l->valuestring, lv)))
-			return cJSON_GetObjectItem(m, "value")->valuedouble;
-	}
-	fail_msg("metric %s missing", name);
-	return 0;
-}
-
-static bool note_has(const struct pn_res *r, const char *text)
-{
-	const cJSON *n;
-
-	cJSON_ArrayForEach (n, cJSON_GetObjectItem(r->root, "notes"))
-		if (strstr(n->valuestring, text))
-			return true;
-	return false;
 }
 
 static void test_option_table(void **state)
@@ -144,19 +71,19 @@ static void test_option_table(void **state)
  * than the guard allows, and setup says so instead of OOMing the machine. */
 static void test_auto_size_guarded(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	need_node0();
 	ctx_init(&c, "{\"nodes\":\"0\",\"policy\":\"preferred\"}");
 	assert_int_equal(W->setup(&c.w), -ENOMEM);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 /* Real pages, one node: every chunk on node 0, no spill, census exact. */
 static void test_curve_one_node(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	const struct pn_res *r;
 	const cJSON *curve, *row;
 	uint64_t pages = (8u << 20) / psz;
@@ -172,7 +99,7 @@ static void test_curve_one_node(void **state)
 	assert_int_equal(r->explicit_pages, pages);
 	assert_int_equal(r->placed_pages[0], pages);
 	assert_int_equal(r->misplaced_pages, 0);
-	curve = cJSON_GetObjectItem(table(r, "spill_curve"), "rows");
+	curve = cJSON_GetObjectItem(wlt_table(r, "spill_curve"), "rows");
 	assert_int_equal(cJSON_GetArraySize(curve), 8);
 	cJSON_ArrayForEach (row, curve) {
 		assert_int_equal(cJSON_GetArrayItem(row, 2)->valueint, 0); /* node */
@@ -180,16 +107,16 @@ static void test_curve_one_node(void **state)
 		assert_int_equal(cJSON_GetArrayItem(row, 4)->valueint, 0); /* elsewhere */
 		assert_true(cJSON_GetArrayItem(row, 6)->valuedouble > 0);  /* fault_ns */
 	}
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "spill_order"), "rows")),
-			 1);
+	assert_int_equal(
+		cJSON_GetArraySize(cJSON_GetObjectItem(wlt_table(r, "spill_order"), "rows")), 1);
 	assert_true(cJSON_GetArraySize(
-			    cJSON_GetObjectItem(table(r, "fallback_counters"), "rows")) >= 1);
-	assert_true(mval(r, "spill_at_bytes", NULL, NULL) == -1.0);
-	assert_true(mval(r, "spilled_pages", NULL, NULL) == 0.0);
-	assert_true(mval(r, "chunk_latency_p50_ns", "spill", "before") > 0);
-	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(check(r, "no spill while"), "pass")));
-	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(check(r, "every page verified"), "pass")));
-	ctx_fini(&c);
+			    cJSON_GetObjectItem(wlt_table(r, "fallback_counters"), "rows")) >= 1);
+	assert_true(wlt_mval(r, "spill_at_bytes", NULL, NULL) == -1.0);
+	assert_true(wlt_mval(r, "spilled_pages", NULL, NULL) == 0.0);
+	assert_true(wlt_mval(r, "chunk_latency_p50_ns", "spill", "before") > 0);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(wlt_check(r, "no spill while"), "pass")));
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(wlt_check(r, "every page verified"), "pass")));
+	wlt_fini(&c, false);
 }
 
 /* A strict bind whose child dies mid-run (SIGALRM here, an OOM kill in a
@@ -197,7 +124,7 @@ static void test_curve_one_node(void **state)
  * a census that includes the chunk in flight, and the outcome check. */
 static void test_child_dies(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	const struct pn_res *r;
 	struct pn_outcome o = { .end = PN_END_SIGNAL, .signal = SIGALRM };
 	int status = 0;
@@ -222,24 +149,25 @@ static void test_child_dies(void **state)
 	assert_true(WIFSIGNALED(status));
 	assert_int_equal(WTERMSIG(status), SIGALRM);
 	W->outcome(&c.w, &o);
-	assert_true(
-		cJSON_IsTrue(cJSON_GetObjectItem(check(r, "strict bind beyond capacity"), "pass")));
-	assert_non_null(check(r, "host unharmed"));
-	if (note_has(r, "shared records")) {
-		int rows = cJSON_GetArraySize(cJSON_GetObjectItem(table(r, "spill_curve"), "rows"));
+	assert_true(cJSON_IsTrue(
+		cJSON_GetObjectItem(wlt_check(r, "strict bind beyond capacity"), "pass")));
+	assert_non_null(wlt_check(r, "host unharmed"));
+	if (wlt_note_has(r, "shared records")) {
+		int rows = cJSON_GetArraySize(
+			cJSON_GetObjectItem(wlt_table(r, "spill_curve"), "rows"));
 
 		assert_true(r->verified);
 		assert_true(r->explicit_pages >= (uint64_t)rows * ((2u << 20) / psz));
 		assert_int_equal(r->placed_pages[0], r->explicit_pages);
 		assert_int_equal(r->misplaced_pages, 0);
 	}
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 /* A strict bind that ended normally passes only with 0 pages elsewhere. */
 static void test_bind_ok(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	struct pn_outcome o = { .end = PN_END_OK };
 
 	(void)state;
@@ -249,10 +177,10 @@ static void test_bind_ok(void **state)
 	assert_int_equal(W->run(&c.w), 0);
 	W->outcome(&c.w, &o);
 	assert_true(cJSON_IsTrue(
-		cJSON_GetObjectItem(check(&c.w.res, "strict bind: pages off"), "pass")));
+		cJSON_GetObjectItem(wlt_check(&c.w.res, "strict bind: pages off"), "pass")));
 	/* ended normally below capacity: no beyond-capacity check */
-	assert_null(check(&c.w.res, "strict bind beyond capacity"));
-	ctx_fini(&c);
+	assert_null(wlt_check(&c.w.res, "strict bind beyond capacity"));
+	wlt_fini(&c, false);
 }
 
 int main(void)

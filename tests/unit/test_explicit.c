@@ -22,6 +22,7 @@
 #include "pn.h"
 #include "topology.h"
 #include "workload.h"
+#include "wltest.h"
 
 extern const struct pn_workload pn_workload_explicit;
 
@@ -29,12 +30,6 @@ static const struct pn_workload *W = &pn_workload_explicit;
 static struct pn_topology topo;
 static bool have_topo;
 static size_t psz;
-
-struct ctx {
-	struct pn_wl w;
-	struct pn_roles roles;
-	cJSON *obj;
-};
 
 /* Memory nodes this process may allocate on; returns how many, fills ids. */
 static int memory_nodes(int *ids, int max)
@@ -61,31 +56,9 @@ static int need_nodes(int want, int *ids)
 	return n;
 }
 
-/* Resolve params (JSON text) through the workload's own table. */
-static void ctx_init(struct ctx *c, const char *json, const char *dram, const char *priv)
+static void ctx_init(struct wlt *c, const char *json, const char *dram, const char *priv)
 {
-	cJSON *in = cJSON_Parse(json);
-
-	assert_non_null(in);
-	memset(c, 0, sizeof(*c));
-	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
-	cJSON_Delete(in);
-	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, dram), 0);
-	assert_int_equal(pn_nodeset_parse(&c->roles.private_nodes, priv), 0);
-	c->w.ops = W;
-	c->w.params.opts = W->opts;
-	c->w.params.obj = c->obj;
-	c->w.roles = &c->roles;
-	c->w.topo = have_topo ? &topo : NULL;
-	pn_res_init(&c->w.res, W->metrics, W->name);
-}
-
-static void ctx_fini(struct ctx *c)
-{
-	W->teardown(&c->w);
-	assert_null(c->w.priv);
-	pn_res_free(&c->w.res);
-	cJSON_Delete(c->obj);
+	wlt_init(c, W, json, dram, priv, have_topo ? &topo : NULL);
 }
 
 /* The value of an unlabelled metric in the result tree, and its unit. */
@@ -110,17 +83,6 @@ static const char *munit(const struct pn_res *r, const char *name)
 	return cJSON_GetObjectItem(metric(r, name), "unit")->valuestring;
 }
 
-/* Does any note contain text? */
-static bool note_has(const struct pn_res *r, const char *text)
-{
-	const cJSON *n;
-
-	cJSON_ArrayForEach (n, cJSON_GetObjectItem(r->root, "notes"))
-		if (strstr(n->valuestring, text))
-			return true;
-	return false;
-}
-
 /* Resident pages of this process (/proc/self/statm, second field). */
 static long resident_pages(void)
 {
@@ -131,29 +93,6 @@ static long resident_pages(void)
 	assert_int_equal(fscanf(f, "%ld %ld", &size, &res), 2);
 	fclose(f);
 	return res;
-}
-
-/* Run fn with stderr captured into buf (for checking error messages). */
-static int capture_stderr(int (*fn)(struct pn_wl *), struct pn_wl *w, char *buf, size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(2), ret;
-	size_t n;
-
-	assert_non_null(tmp);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	pn_log_level = PN_LOG_ERROR;
-	ret = fn(w);
-	pn_log_level = PN_LOG_QUIET;
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, len - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
-	return ret;
 }
 
 static void test_option_table(void **state)
@@ -205,7 +144,7 @@ static void test_supported(void **state)
 
 static void test_bind_node(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	int ids[1] = { 0 };
 	char json[128];
 	const struct pn_res *r;
@@ -241,14 +180,14 @@ static void test_bind_node(void **state)
 	/* The memory stays mapped after run() and teardown() frees it (a few
 	 * pages of slack: the allocator and the sanitizers move RSS too). */
 	assert_true(mapped - before >= (long)pages);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 	after = resident_pages();
 	assert_true(mapped - after >= (long)pages - 64);
 }
 
 static void test_preferred_first_node(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	int ids[2] = { 0 }, n = memory_nodes(ids, 2);
 	char json[160];
 	uint64_t pages = (4u << 20) / psz;
@@ -271,12 +210,12 @@ static void test_preferred_first_node(void **state)
 	assert_int_equal(W->run(&c.w), 0);
 	assert_int_equal(c.w.res.placed_pages[ids[0]], pages);
 	assert_int_equal(c.w.res.misplaced_pages, 0);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_preferred_many(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	int ids[1] = { 0 };
 	char json[160];
 
@@ -296,12 +235,12 @@ static void test_preferred_many(void **state)
 		assert_int_equal(c.w.res.intended_pages, (2u << 20) / psz);
 		assert_int_equal(c.w.res.misplaced_pages, 0);
 	}
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_interleave_two_nodes(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	int ids[2] = { 0 };
 	char json[160];
 	uint64_t pages = (8u << 20) / psz;
@@ -322,12 +261,12 @@ static void test_interleave_two_nodes(void **state)
 	/* Interleave alternates page by page: close to half on each. */
 	assert_true(r->placed_pages[ids[0]] > pages * 2 / 5);
 	assert_true(r->placed_pages[ids[1]] > pages * 2 / 5);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_node_does_not_exist(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	char msg[1024];
 	int ids[1] = { 0 };
 
@@ -339,50 +278,50 @@ static void test_node_does_not_exist(void **state)
 	}
 	/* Checked against the topology in setup. */
 	ctx_init(&c, "{\"size\":\"1M\",\"chunk\":\"1M\",\"nodes\":\"1000\"}", "0", "");
-	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(wlt_capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "node 1000 does not exist"));
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 
 	/* Without a topology the kernel refuses the policy: named with errno. */
 	ctx_init(&c, "{\"size\":\"1M\",\"chunk\":\"1M\",\"nodes\":\"1000\"}", "0", "");
 	c.w.topo = NULL;
 	assert_int_equal(W->setup(&c.w), 0);
-	assert_int_equal(capture_stderr(W->run, &c.w, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(wlt_capture_stderr(W->run, &c.w, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "mbind(policy bind, nodes 1000)"));
 	assert_non_null(strstr(msg, "errno 22"));
 	assert_int_equal(c.w.res.explicit_pages, 0);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_default_nodes_need_private_role(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	char msg[1024];
 
 	(void)state;
 	ctx_init(&c, "{\"size\":\"2M\"}", "0", "");
-	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(wlt_capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -EINVAL);
 	assert_non_null(strstr(msg, "nodes \"private\" resolves to no node"));
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_mem_guard_refuses(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	char msg[1024];
 	int ids[1] = { 0 };
 
 	(void)state;
 	need_nodes(1, ids);
 	ctx_init(&c, "{\"size\":\"64T\",\"chunk\":\"2M\",\"nodes\":\"0\"}", "0", "");
-	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -ENOMEM);
+	assert_int_equal(wlt_capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -ENOMEM);
 	assert_non_null(strstr(msg, "MemAvailable"));
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 	/* A smaller share of the same machine refuses what a larger allows. */
 	ctx_init(&c, "{\"size\":\"8M\",\"chunk\":\"2M\",\"nodes\":\"0\",\"max_mem_share\":0.9}",
 		 "0", "");
 	assert_int_equal(W->setup(&c.w), 0);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_bad_params(void **state)
@@ -391,7 +330,7 @@ static void test_bad_params(void **state)
 		"{\"size\":\"1M\",\"chunk\":\"6K\"}", /* not whole pages */
 		"{\"size\":\"1M\",\"chunk\":\"2M\"}", /* chunk > size */
 	};
-	struct ctx c;
+	struct wlt c;
 	cJSON *in, *out = NULL;
 
 	(void)state;
@@ -402,7 +341,7 @@ static void test_bad_params(void **state)
 	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
 		ctx_init(&c, bad[i], "0", "0");
 		assert_int_equal(W->setup(&c.w), -EINVAL);
-		ctx_fini(&c);
+		wlt_fini(&c, false);
 	}
 	/* A share of 0 is refused when the config is read, before any setup. */
 	in = cJSON_Parse("{\"max_mem_share\":0}");
@@ -415,19 +354,19 @@ static void test_bad_params(void **state)
 /* The suite's limit (limits.max_mem_share) bounds the workload's own share. */
 static void test_suite_limit_bounds_share(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	ctx_init(&c, "{\"size\":\"1G\",\"chunk\":\"1M\",\"nodes\":\"0\",\"max_mem_share\":0.9}",
 		 "0", "");
 	c.w.max_mem_share = 0.00001; /* a few hundred KiB of any real machine */
 	assert_int_equal(W->setup(&c.w), -ENOMEM);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_no_touch_is_unverified(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	int ids[1] = { 0 };
 	uint64_t pages = (2u << 20) / psz;
 
@@ -440,13 +379,13 @@ static void test_no_touch_is_unverified(void **state)
 	assert_int_equal(c.w.res.explicit_pages, pages);
 	assert_int_equal(c.w.res.unverified_pages, pages);
 	assert_int_equal(c.w.res.intended_pages, 0);
-	assert_true(note_has(&c.w.res, "touch=false"));
-	ctx_fini(&c);
+	assert_true(wlt_note_has(&c.w.res, "touch=false"));
+	wlt_fini(&c, false);
 }
 
 static void test_stop(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	volatile sig_atomic_t bg_stop = 1;
 	int ids[1] = { 0 };
 
@@ -459,8 +398,8 @@ static void test_stop(void **state)
 	assert_int_equal(W->run(&c.w), -EINTR);
 	pn_stop_signal = 0;
 	assert_int_equal(c.w.res.explicit_pages, 0);
-	assert_true(note_has(&c.w.res, "stopped after 0 of 64 chunks"));
-	ctx_fini(&c);
+	assert_true(wlt_note_has(&c.w.res, "stopped after 0 of 64 chunks"));
+	wlt_fini(&c, false);
 
 	/* The runner ending a background workload is its normal end. */
 	ctx_init(&c, "{\"size\":\"64M\",\"chunk\":\"1M\",\"nodes\":\"0\"}", "0", "");
@@ -468,8 +407,8 @@ static void test_stop(void **state)
 	c.w.stop = &bg_stop;
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
-	assert_true(note_has(&c.w.res, "stopped after 0 of 64 chunks"));
-	ctx_fini(&c);
+	assert_true(wlt_note_has(&c.w.res, "stopped after 0 of 64 chunks"));
+	wlt_fini(&c, false);
 }
 
 int main(void)

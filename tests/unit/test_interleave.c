@@ -25,6 +25,7 @@
 #include "pn.h"
 #include "topology.h"
 #include "workload.h"
+#include "wltest.h"
 
 extern const struct pn_workload pn_workload_interleave;
 
@@ -250,51 +251,9 @@ static void test_probe_sysroot(void **state)
 
 /* ---------------------------------------------------- the workload, live */
 
-struct ctx {
-	struct pn_wl w;
-	struct pn_roles roles;
-	cJSON *obj;
-};
-
-static void ctx_init(struct ctx *c, const char *json)
+static void ctx_init(struct wlt *c, const char *json)
 {
-	cJSON *in = cJSON_Parse(json);
-
-	assert_non_null(in);
-	memset(c, 0, sizeof(*c));
-	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
-	cJSON_Delete(in);
-	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, "0"), 0);
-	c->w.ops = W;
-	c->w.params.opts = W->opts;
-	c->w.params.obj = c->obj;
-	c->w.roles = &c->roles;
-	c->w.topo = have_topo ? &topo : NULL;
-	pn_res_init(&c->w.res, W->metrics, W->name);
-}
-
-static void ctx_fini(struct ctx *c)
-{
-	W->teardown(&c->w);
-	assert_null(c->w.priv);
-	pn_res_free(&c->w.res);
-	cJSON_Delete(c->obj);
-}
-
-static double mval(const struct pn_res *r, const char *name, const char *node)
-{
-	const cJSON *m;
-
-	cJSON_ArrayForEach (m, cJSON_GetObjectItem(r->root, "metrics")) {
-		const cJSON *l = cJSON_GetObjectItem(cJSON_GetObjectItem(m, "labels"), "node");
-
-		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
-			continue;
-		if ((!node && !l) || (node && l && !strcmp(l->valuestring, node)))
-			return cJSON_GetObjectItem(m, "value")->valuedouble;
-	}
-	fail_msg("metric %s{%s} missing", name, node ? node : "");
-	return 0;
+	wlt_init(c, W, json, "0", NULL, have_topo ? &topo : NULL);
 }
 
 static bool all_checks_pass(const struct pn_res *r, int *n)
@@ -322,7 +281,7 @@ static void need_node0(void)
  * page is queried and compared), the census, the per-node table. */
 static void run_one(const char *policy, bool thp)
 {
-	struct ctx c;
+	struct wlt c;
 	char json[256];
 	const struct pn_res *r;
 	uint64_t pages = (8u << 20) / psz;
@@ -341,16 +300,16 @@ static void run_one(const char *policy, bool thp)
 	assert_int_equal(r->explicit_pages, pages);
 	assert_int_equal(r->placed_pages[0], pages);
 	assert_int_equal(r->misplaced_pages, 0);
-	assert_true(mval(r, "exact_match_pages", NULL) == (double)pages);
-	assert_true(mval(r, "mismatched_pages", NULL) == 0);
-	assert_true(mval(r, "expected_pages", "0") == (double)pages);
-	assert_true(mval(r, "deviation_pages", "0") == 0);
-	assert_true(mval(r, "fault_throughput", NULL) > 0);
-	assert_true(mval(r, "fault_throughput", "0") > 0);
+	assert_true(wlt_mval(r, "exact_match_pages", "node", NULL) == (double)pages);
+	assert_true(wlt_mval(r, "mismatched_pages", "node", NULL) == 0);
+	assert_true(wlt_mval(r, "expected_pages", "node", "0") == (double)pages);
+	assert_true(wlt_mval(r, "deviation_pages", "node", "0") == 0);
+	assert_true(wlt_mval(r, "fault_throughput", "node", NULL) > 0);
+	assert_true(wlt_mval(r, "fault_throughput", "node", "0") > 0);
 	assert_true(all_checks_pass(r, &nchecks));
 	assert_int_equal(nchecks, 1);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r->root, "tables")), 1);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_run_interleave(void **state)
@@ -376,7 +335,7 @@ static void test_run_weighted(void **state)
  * weights and weights without the weighted policy are config errors. */
 static void test_weights_to_knobs(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	need_node0();
@@ -391,21 +350,21 @@ static void test_weights_to_knobs(void **state)
 	assert_string_equal(c.w.knobs[c.w.nknobs - 1].value, "3");
 	if (pn_exists(PN_WIL_DIR "/auto"))
 		assert_string_equal(c.w.knobs[0].value, "false");
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 	ctx_init(&c, "{\"size\":\"1M\",\"nodes\":\"0\",\"weights\":\"3,1\"}");
 	assert_int_equal(W->setup(&c.w), -EINVAL);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 	ctx_init(&c,
 		 "{\"size\":\"1M\",\"nodes\":\"0\",\"policy\":\"interleave\",\"weights\":\"3\"}");
 	assert_int_equal(W->setup(&c.w), -EINVAL);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 /* Two nodes (SKIPs on one): plain interleave over the first two memory
  * nodes, page for page; the guests test weighted 3:1 over device nodes. */
 static void test_run_two_nodes(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	char json[128];
 	int a = -1, b = -1;
 
@@ -430,14 +389,14 @@ static void test_run_two_nodes(void **state)
 	ctx_init(&c, json);
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_int_equal(W->run(&c.w), 0);
-	assert_true(mval(&c.w.res, "mismatched_pages", NULL) == 0);
+	assert_true(wlt_mval(&c.w.res, "mismatched_pages", "node", NULL) == 0);
 	assert_true(c.w.res.placed_pages[a] > 0 && c.w.res.placed_pages[b] > 0);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_node_missing(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	if (!have_topo) {
@@ -446,7 +405,7 @@ static void test_node_missing(void **state)
 	}
 	ctx_init(&c, "{\"size\":\"1M\",\"nodes\":\"1000\",\"policy\":\"interleave\"}");
 	assert_int_equal(W->setup(&c.w), -EINVAL);
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 int main(void)

@@ -24,53 +24,17 @@
 #include "pn.h"
 #include "topology.h"
 #include "workload.h"
+#include "wltest.h"
 
 extern const struct pn_workload pn_workload_latency;
 
 static const struct pn_workload *W = &pn_workload_latency;
 static struct pn_topology topo;
 
-struct ctx {
-	struct pn_wl w;
-	struct pn_roles roles;
-	cJSON *obj;
-};
-
-static void ctx_init(struct ctx *c, const char *json)
+static void ctx_init(struct wlt *c, const char *json)
 {
-	cJSON *in = cJSON_Parse(json);
-
-	assert_non_null(in);
-	memset(c, 0, sizeof(*c));
-	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
-	cJSON_Delete(in);
-	assert_int_equal(pn_nodeset_parse(&c->roles.dram_nodes, "0"), 0);
-	c->w.ops = W;
-	c->w.params.opts = W->opts;
-	c->w.params.obj = c->obj;
-	c->w.roles = &c->roles;
-	c->w.topo = &topo;
+	wlt_init(c, W, json, "0", NULL, &topo);
 	c->w.max_mem_share = 0.5;
-	pn_res_init(&c->w.res, W->metrics, W->name);
-}
-
-static void ctx_fini(struct ctx *c)
-{
-	W->teardown(&c->w);
-	assert_null(c->w.priv);
-	pn_res_free(&c->w.res);
-	cJSON_Delete(c->obj);
-}
-
-static const cJSON *table(const struct pn_res *r, const char *name)
-{
-	const cJSON *t;
-
-	cJSON_ArrayForEach (t, cJSON_GetObjectItem(r->root, "tables"))
-		if (!strcmp(cJSON_GetObjectItem(t, "name")->valuestring, name))
-			return t;
-	fail_msg("table %s missing", name);
-	return NULL;
 }
 
 /* Cell `col` of row `row` as a number (NAN for null). */
@@ -98,7 +62,7 @@ static int nrows(const cJSON *t)
 
 static void test_matrix_on_this_host(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	const cJSON *m, *bw, *ld, *chk;
 	double med, l1;
 
@@ -109,7 +73,7 @@ static void test_matrix_on_this_host(void **state)
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_true(c.w.mem_bytes >= 4 * 64ULL << 20);
 	assert_int_equal(W->run(&c.w), 0);
-	m = table(&c.w.res, "latency_matrix");
+	m = wlt_table(&c.w.res, "latency_matrix");
 	assert_int_equal(nrows(m), 1);
 	med = cell(m, 0, "latency_median");
 	l1 = cell(m, 0, "l1_reference");
@@ -120,13 +84,13 @@ static void test_matrix_on_this_host(void **state)
 	assert_true(cell(m, 0, "latency_min") <= med && med <= cell(m, 0, "latency_p99"));
 	assert_true(med > 2 * l1);
 	assert_true(cell(m, 0, "ratio_to_local") == 1.0);
-	bw = table(&c.w.res, "bandwidth");
+	bw = wlt_table(&c.w.res, "bandwidth");
 	assert_true(nrows(bw) >= 3);
 	for (int i = 0; i < nrows(bw); i++) {
 		assert_true(cell(bw, i, "gbps") > 0);
 		assert_true(fabs(cell(bw, i, "share") - cell(bw, i, "gbps")) < 1e-9); /* of 100 */
 	}
-	ld = table(&c.w.res, "loaded_latency");
+	ld = wlt_table(&c.w.res, "loaded_latency");
 	assert_true(nrows(ld) >= 1);
 	assert_true(cell(ld, 0, "load_threads") == 0 && cell(ld, 0, "latency_median") > 0);
 	if (nrows(ld) > 1)
@@ -138,7 +102,7 @@ static void test_matrix_on_this_host(void **state)
 	assert_int_equal(c.w.res.misplaced_pages, 0);
 	cJSON_ArrayForEach (chk, cJSON_GetObjectItem(c.w.res.root, "checks"))
 		assert_true(cJSON_IsTrue(cJSON_GetObjectItem(chk, "pass")));
-	ctx_fini(&c);
+	wlt_fini(&c, false);
 }
 
 static void test_bad_options(void **state)
@@ -157,11 +121,11 @@ static void test_bad_options(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
-		struct ctx c;
+		struct wlt c;
 
 		ctx_init(&c, bad[i]);
 		assert_int_equal(W->setup(&c.w), -EINVAL);
-		ctx_fini(&c);
+		wlt_fini(&c, false);
 	}
 }
 

@@ -32,46 +32,21 @@
 #include "stress.h"
 #include "topology.h"
 #include "workload.h"
+#include "wltest.h"
 
 extern const struct pn_workload pn_workload_pressure;
 
 static const struct pn_workload *W = &pn_workload_pressure;
 static char imgdir[64];
 
-struct ctx {
-	struct pn_wl w;
-	struct pn_roles roles;
-	cJSON *obj;
-};
-
-static void ctx_init(struct ctx *c, const char *json)
+static void ctx_init(struct wlt *c, const char *json)
 {
 	cJSON *in = cJSON_Parse(json);
 
 	assert_non_null(in);
-	memset(c, 0, sizeof(*c));
 	if (!cJSON_GetObjectItem(in, "image_dir"))
 		cJSON_AddStringToObject(in, "image_dir", imgdir);
-	assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &c->obj), 0);
-	cJSON_Delete(in);
-	pn_nodeset_set(&c->roles.dram_nodes, 0);
-	c->w.ops = W;
-	c->w.params.opts = W->opts;
-	c->w.params.obj = c->obj;
-	c->w.roles = &c->roles;
-	pn_res_init(&c->w.res, W->metrics, W->name);
-}
-
-/* The child's teardown, then the runner's. */
-static void ctx_fini(struct ctx *c)
-{
-	c->w.in_child = true;
-	W->teardown(&c->w);
-	c->w.in_child = false;
-	W->teardown(&c->w);
-	assert_null(c->w.priv);
-	pn_res_free(&c->w.res);
-	cJSON_Delete(c->obj);
+	wlt_init_obj(c, W, in, "0", NULL, NULL);
 }
 
 /* A metric by name and "k=v" label (NULL: unlabelled); fails if missing. */
@@ -268,30 +243,30 @@ static void test_bad_params(void **state)
 		"{\"kinds\":\"anon\",\"anon_share\":0}",
 		"{\"kinds\":\"pagecache\",\"pagecache_share\":0}",
 	};
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
 		ctx_init(&c, bad[i]);
 		assert_int_equal(W->setup(&c.w), -EINVAL);
-		ctx_fini(&c);
+		wlt_fini(&c, true);
 	}
 	/* More than the share of MemAvailable is refused before anything is made. */
 	ctx_init(&c, "{\"kinds\":\"anon,pagecache\",\"anon_share\":0.5,\"pagecache_share\":0.5,"
 		     "\"max_mem_share\":0.9}");
 	assert_int_equal(W->setup(&c.w), -ENOMEM);
 	assert_int_equal(entries(imgdir), 0);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	/* The suite's limit bounds the workload's own share. */
 	ctx_init(&c, "{\"kinds\":\"anon\",\"anon_share\":0.01}");
 	c.w.max_mem_share = 0.001;
 	assert_int_equal(W->setup(&c.w), -ENOMEM);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 }
 
 static void test_knobs_asked(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	bool numa = false, thp = false, scan = false;
 
 	(void)state;
@@ -311,13 +286,13 @@ static void test_knobs_asked(void **state)
 	}
 	assert_true(numa && thp && scan);
 	assert_true(c.w.mem_bytes >= 2u << 20);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 }
 
 /* Anonymous memory: resident while mapped, re-touched by the threads. */
 static void test_anon(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	long before, mapped, after;
 	double bytes;
 
@@ -337,7 +312,7 @@ static void test_anon(void **state)
 	assert_true(mval(&c.w.res, "active", "kind=pagecache") == 0.0);
 	assert_true(mval(&c.w.res, "rounds", NULL) >= 1);
 	assert_true(mval(&c.w.res, "duration_ns", NULL) >= 3e8);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	after = resident_pages();
 	assert_true(mapped - after >= (long)(bytes / 4096) * 9 / 10);
 }
@@ -346,7 +321,7 @@ static void test_anon(void **state)
  * verified; the files are on the filesystem, gone after teardown. */
 static void test_pagecache(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	char mnt[PATH_MAX], path[PATH_MAX + 8];
 	struct stat st;
 	double bytes;
@@ -394,7 +369,7 @@ static void test_pagecache(void **state)
 /* Slab: trees of small files, one replacing the other every round. */
 static void test_slab(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	double made, removed, dirs;
 
 	(void)state;
@@ -407,7 +382,7 @@ static void test_slab(void **state)
 	assert_true(mval(&c.w.res, "dirs_created", "kind=slab") == 16);
 	assert_true(mval(&c.w.res, "files_removed", "kind=slab") == 0);
 	assert_int_equal(checks_pass(&c.w.res), 1);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 
 	ctx_init(&c, "{\"kinds\":\"slab\",\"files\":200,\"depth\":4,\"duration\":\"400ms\"}");
 	assert_int_equal(W->setup(&c.w), 0);
@@ -435,14 +410,14 @@ static void test_slab(void **state)
 		assert_int_equal(tree_files, 200); /* the tree that stands */
 		(void)r;
 	}
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	assert_int_equal(entries(imgdir), 0);
 }
 
 /* Sockets and pipes: held open with data queued, closed at teardown. */
 static void test_sockets(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	long before = count_fds(), held;
 
 	(void)state;
@@ -455,14 +430,14 @@ static void test_sockets(void **state)
 	assert_true(mval(&c.w.res, "pipes", "kind=sockets") == 10);
 	assert_true(mval(&c.w.res, "bytes_queued", "kind=sockets") == (50 + 10) * 4096.0);
 	assert_int_equal(checks_pass(&c.w.res), 1);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	assert_int_equal(count_fds(), before);
 }
 
 /* Compaction: compact_memory written by a helper, the kernel's counters read. */
 static void test_compaction(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	if (geteuid() != 0 || !pn_exists("/proc/sys/vm/compact_memory")) {
@@ -479,13 +454,13 @@ static void test_compaction(void **state)
 		    mval(&c.w.res, "compaction_started", "kind=compaction"));
 	assert_true(mval(&c.w.res, "vmstat_delta", "counter=compact_migrate_scanned") >= 0);
 	assert_true(has_metric(&c.w.res, "vmstat_delta"));
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 }
 
 /* Reclaim needs a cgroup v2 leaf: without one it says so. */
 static void test_reclaim_without_v2(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	ctx_init(&c, "{\"kinds\":\"reclaim,sockets\",\"sockets\":2,\"pipes\":0}");
@@ -493,7 +468,7 @@ static void test_reclaim_without_v2(void **state)
 	assert_int_equal(W->run(&c.w), 0);
 	assert_true(note_has(&c.w.res, "kind reclaim: no cgroup leaf"));
 	assert_false(has_metric(&c.w.res, "memory_high_bytes"));
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	if (!pn_exists("/sys/fs/cgroup/cgroup.controllers")) {
 		print_message("SKIP: memory.high below the working set needs cgroup v2 (this "
 			      "host has v1); the guest suite runs it\n");
@@ -503,43 +478,20 @@ static void test_reclaim_without_v2(void **state)
 
 static void test_scratch_errors(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	need_scratch_fs();
 	/* a device that is not there: named, nothing left behind */
 	ctx_init(&c, "{\"kinds\":\"slab\",\"files\":10,\"device\":\"/dev/pnbench-none\"}");
 	assert_int_equal(W->setup(&c.w), -ENOENT);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	/* mkfs fails: the image it made is removed */
 	ctx_init(&c, "{\"kinds\":\"slab\",\"files\":10,\"fstype\":\"nosuchfs\"}");
 	assert_true(W->setup(&c.w) < 0);
 	assert_int_equal(entries(imgdir), 0);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	assert_int_equal(entries(imgdir), 0);
-}
-
-/* Run fn with stderr captured into buf (for checking error messages). */
-static int capture_stderr(int (*fn)(struct pn_wl *), struct pn_wl *w, char *buf, size_t len)
-{
-	FILE *tmp = tmpfile();
-	int saved = dup(2), ret;
-	size_t n;
-
-	assert_non_null(tmp);
-	fflush(stderr);
-	dup2(fileno(tmp), 2);
-	pn_log_level = PN_LOG_ERROR;
-	ret = fn(w);
-	pn_log_level = PN_LOG_QUIET;
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	rewind(tmp);
-	n = fread(buf, 1, len - 1, tmp);
-	buf[n] = '\0';
-	fclose(tmp);
-	return ret;
 }
 
 /* A kernel with private nodes counts their free memory in MemAvailable:
@@ -551,7 +503,7 @@ static void test_private_nodes_budget(void **state)
 	struct pn_topology t = { .nnodes = 1, .nodes = &ni };
 	uint64_t avail = 0, gen = 0, priv = 0;
 	char json[128], msg[1024];
-	struct ctx c;
+	struct wlt c;
 
 	(void)state;
 	assert_int_equal(pn_mem_available(&avail), 0);
@@ -573,18 +525,18 @@ static void test_private_nodes_budget(void **state)
 		 0.25 * (1.0 + (double)gen / (double)(gen + priv)));
 	ctx_init(&c, json);
 	c.w.topo = &t;
-	assert_int_equal(capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -ENOMEM);
+	assert_int_equal(wlt_capture_stderr(W->setup, &c.w, msg, sizeof(msg)), -ENOMEM);
 	assert_non_null(strstr(msg, "general allocations can use"));
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	ctx_init(&c, "{\"kinds\":\"anon\",\"anon_share\":0.001}");
 	c.w.topo = &t;
 	assert_int_equal(W->setup(&c.w), 0);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 }
 
 static void test_stop(void **state)
 {
-	struct ctx c;
+	struct wlt c;
 	volatile sig_atomic_t bg_stop = 1;
 	uint64_t t0;
 
@@ -597,7 +549,7 @@ static void test_stop(void **state)
 	t0 = pn_now_ns();
 	assert_int_equal(W->run(&c.w), 0);
 	assert_true(pn_now_ns() - t0 < 2000000000ULL);
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 	/* A signal: -EINTR. */
 	ctx_init(&c, "{\"kinds\":\"anon\",\"anon_share\":0.001}");
 	c.w.background = true;
@@ -605,7 +557,7 @@ static void test_stop(void **state)
 	pn_stop_signal = SIGINT;
 	assert_int_equal(W->run(&c.w), -EINTR);
 	pn_stop_signal = 0;
-	ctx_fini(&c);
+	wlt_fini(&c, true);
 }
 
 int main(void)
