@@ -289,6 +289,25 @@ static int parse_cache_size(const char *s, uint64_t *bytes)
 	return v ? 0 : -EINVAL;
 }
 
+/*
+ * The live system without cache directories in sysfs (some hypervisors'
+ * guests): the largest cache level glibc reads from CPUID.  Never for a
+ * replayed sysroot, whose CPU is not this one.
+ */
+static uint64_t llc_from_cpuid(void)
+{
+	static const int names[] = { _SC_LEVEL4_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE,
+				     _SC_LEVEL2_CACHE_SIZE, _SC_LEVEL1_DCACHE_SIZE };
+
+	for (size_t i = 0; i < PN_ARRAY_SIZE(names); i++) {
+		long v = sysconf(names[i]);
+
+		if (v > 0)
+			return (uint64_t)v;
+	}
+	return 0;
+}
+
 int pn_llc_bytes(int cpu, uint64_t *bytes)
 {
 	uint64_t best = 0;
@@ -317,6 +336,8 @@ int pn_llc_bytes(int cpu, uint64_t *bytes)
 			best = sz;
 		}
 	}
+	if (!best && !pn_sysroot()[0])
+		best = llc_from_cpuid();
 	if (!best)
 		return -ENOENT;
 	*bytes = best;

@@ -79,7 +79,8 @@ void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s);
 
 /* Last-level cache size of the CPU the caller runs on (the largest unified
  * or data cache in /sys/devices/system/cpu/cpuN/cache, through the sysroot;
- * cpu < 0 = cpu0).  Returns 0 and *bytes, or -ENOENT. */
+ * cpu < 0 = cpu0; on the live system without those directories, the largest
+ * cache glibc reads from CPUID).  Returns 0 and *bytes, or -ENOENT. */
 int pn_llc_bytes(int cpu, uint64_t *bytes);
 
 /*
