@@ -48,12 +48,12 @@ extern const char *const pn_kind_names[PN_NKINDS];
 /* One exact reading of a node, pages. */
 struct pn_node_read {
 	uint64_t t_ns;
-	int64_t used;		  /* total - free - pcp */
-	int64_t kinds[PN_NKINDS]; /* sum == used */
+	int64_t used; /* total - free - pcp */
 	int64_t pcp;
-	int passes;	    /* stat_refresh + zoneinfo passes it took */
-	int64_t pcp_moved;  /* pages on/off its per-CPU lists in the last pass; -1: one pass */
-	bool unsettled;	    /* never settled: taken while the node was busy */
+	int64_t pcp_moved; /* pages on/off its per-CPU lists in the last pass; -1: one pass */
+	int64_t kinds[PN_NKINDS]; /* sum == used */
+	int passes;		  /* stat_refresh + zoneinfo passes it took */
+	bool unsettled;		  /* never settled: taken while the node was busy */
 };
 
 /*
