@@ -342,16 +342,17 @@ static void test_replay_every_start(void **state)
 		bool q_ok = q.unsettled || (q.used == t && q.pcp_moved == 0);
 
 		if (!r_ok || !q_ok) {
-			print_error("from pass %d: %s %" PRId64 " pages (%d passes), sample %s %" PRId64
-				    ", truth %" PRId64 "\n",
+			print_error("from pass %d: %s %" PRId64
+				    " pages (%d passes), sample %s %" PRId64 ", truth %" PRId64
+				    "\n",
 				    s, r.unsettled ? "unsettled" : "settled", r.used, r.passes,
 				    q.unsettled ? "unsettled" : "settled", q.used, t);
 			wrong++;
 		}
 		assert_int_equal(r.kinds[PN_KIND_OTHER] + r.kinds[PN_KIND_ANON] +
 					 r.kinds[PN_KIND_FILE] + r.kinds[PN_KIND_SLAB] +
-					 r.kinds[PN_KIND_KERNEL_STACK] + r.kinds[PN_KIND_PAGE_TABLES] +
-					 r.kinds[PN_KIND_HUGETLB],
+					 r.kinds[PN_KIND_KERNEL_STACK] +
+					 r.kinds[PN_KIND_PAGE_TABLES] + r.kinds[PN_KIND_HUGETLB],
 				 r.used);
 	}
 	assert_int_equal(wrong, 0);
