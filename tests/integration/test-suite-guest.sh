@@ -173,11 +173,12 @@ for mode in private isolate stock; do
 			"rc=$lrc node1=$leak1 node2=$leak2 $kinds" \
 			test "$lrc" = 1 -a "${leak1:-0}" -ge 4076 -a "${leak1:-0}" -le 4116 -a "${leak2:-1}" -le 16
 	fi
-	# 0 is what a quiet node must read; up to 16 pages (the exactness bound of
-	# issue 6) are tolerated for the per-CPU free-list decay that a fold of
-	# the counters can leave behind right after a large free on the node.
-	expect "[$mode] quiet: $nq iterations, general pages on the device nodes in each: $iters (each <= 16), exit 0; node 1 read in $qset passes" \
-		"rc=$qrc iters=$iters" test "$qrc" = 0 -a "$nq" -ge 10 -a "$(py "$qt" "int(all(x <= 16 for x in $iters))")" = 1
+	# 0 is what a quiet node must read, also right after the leak run freed
+	# its pages there: a reading counts only once a refresh pass moved no
+	# page on the node's per-CPU lists (core/account.h), which can take tens
+	# of passes in the first iteration ("before/after" passes below).
+	expect "[$mode] quiet: $nq iterations, general pages on the device nodes in each: $iters, exit 0; node 1 read in $qset passes" \
+		"rc=$qrc iters=$iters" test "$qrc" = 0 -a "$nq" -ge 10 -a "$(py "$qt" "int(all(x == 0 for x in $iters))")" = 1
 	expect "[$mode] declared-explicit pages on the devices ($placed verified, $mis misplaced): $egen general pages, exit 0" \
 		"rc=$erc general=$egen placed=$placed misplaced=$mis" \
 		test "$erc" = 0 -a "$egen" = 0 -a "${placed:-0}" -gt 0 -a "$mis" = 0
