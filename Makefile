@@ -131,6 +131,9 @@ perf-bench: $(PERF_BENCH_BIN)
 perf-check: perf-tests
 	tests/run.sh $(O) test_perf
 
+# A stat_refresh pass installs the next captured zoneinfo (test_settle.c).
+$(O)/tests/test_settle: LDFLAGS += -Wl,--wrap=pn_stat_refresh
+
 $(O)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(PN_CFLAGS) $(CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(PN_LIBS) -lcmocka

@@ -24,6 +24,9 @@ void pn_node_read_from(const struct pn_nodemem *m, int64_t pcp_pages, long page_
 	int64_t ps = page_size > 0 ? page_size : 4096, sum = 0;
 
 	out->pcp = pcp_pages;
+	out->passes = 1;
+	out->pcp_moved = -1;
+	out->unsettled = false;
 	out->used = m->used / ps - pcp_pages;
 	out->kinds[PN_KIND_ANON] = m->anon / ps;
 	out->kinds[PN_KIND_FILE] = m->file / ps;
@@ -38,7 +41,9 @@ void pn_node_read_from(const struct pn_nodemem *m, int64_t pcp_pages, long page_
 
 /* What one pass over /proc/zoneinfo says of a node, pages. */
 struct zsum {
-	int64_t managed, free, pcp, anon, file, slab, kstack_kb, pt, zspages;
+	int64_t managed, free, pcp, anon, file, slab, kstack_kb, pt;
+	int64_t *cpu_pcp; /* every CPU's list count, zone by zone, in file order */
+	size_t ncpu_pcp, cap_cpu_pcp;
 	bool seen;
 };
 
@@ -82,6 +87,41 @@ static int zone_cb(void *arg, int node, const char *zone, const char *key, int64
 	return 0;
 }
 
+static int pcp_cb(void *arg, int node, const char *zone, const struct pn_pcp *pcp)
+{
+	struct zctx *c = arg;
+	struct zsum *z;
+
+	(void)zone;
+	if (node < 0 || node >= PN_MAX_NODES || !pn_nodeset_test(c->nodes, node))
+		return 0;
+	z = &c->z[node];
+	if (z->ncpu_pcp == z->cap_cpu_pcp) {
+		z->cap_cpu_pcp = z->cap_cpu_pcp ? z->cap_cpu_pcp * 2 : 16;
+		z->cpu_pcp = pn_xrealloc(z->cpu_pcp, z->cap_cpu_pcp * sizeof(*z->cpu_pcp));
+	}
+	z->cpu_pcp[z->ncpu_pcp++] = pcp->count;
+	return 0;
+}
+
+/* Forget a reading but keep the per-CPU buffers. */
+static void zsum_reset(struct zsum *z)
+{
+	int64_t *keep = z->cpu_pcp;
+	size_t cap = z->cap_cpu_pcp;
+
+	memset(z, 0, sizeof(*z));
+	z->cpu_pcp = keep;
+	z->cap_cpu_pcp = cap;
+}
+
+static void zsum_free(struct zsum *z)
+{
+	for (int n = 0; n < PN_MAX_NODES; n++)
+		free(z[n].cpu_pcp);
+	free(z);
+}
+
 /* One buffer for every reader (the runner and its sampler thread). */
 static pthread_mutex_t zbuf_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *zbuf;
@@ -91,7 +131,7 @@ static int read_zoneinfo(const struct pn_nodeset *nodes, struct zsum *z)
 {
 	struct zctx c = { nodes, z };
 	ssize_t n;
-	int ret;
+	int ret, node;
 
 	pthread_mutex_lock(&zbuf_lock);
 	if (!zbuf) {
@@ -105,8 +145,9 @@ static int read_zoneinfo(const struct pn_nodeset *nodes, struct zsum *z)
 		zcap *= 2; /* it filled the buffer: it may be cut short */
 		zbuf = pn_xrealloc(zbuf, zcap);
 	}
-	memset(z, 0, PN_MAX_NODES * sizeof(*z));
-	ret = n < 0 ? (int)n : pn_parse_zoneinfo(zbuf, zone_cb, &c);
+	pn_nodeset_for_each (node, nodes)
+		zsum_reset(&z[node]);
+	ret = n < 0 ? (int)n : pn_parse_zoneinfo_pcp(zbuf, zone_cb, pcp_cb, &c);
 	pthread_mutex_unlock(&zbuf_lock);
 	return ret;
 }
@@ -150,42 +191,78 @@ static int read_once(const struct pn_nodeset *nodes, bool refresh, struct zsum *
 	return 0;
 }
 
-static bool same_reading(const struct pn_node_read *a, const struct pn_node_read *b, int n)
+static bool same_reading(const struct pn_node_read *a, const struct pn_node_read *b)
 {
-	for (int i = 0; i < n; i++)
-		if (a[i].used != b[i].used ||
-		    memcmp(a[i].kinds, b[i].kinds, sizeof(a[i].kinds)) != 0)
-			return false;
-	return true;
+	return a->used == b->used && memcmp(a->kinds, b->kinds, sizeof(a->kinds)) == 0;
 }
 
-int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, int tries,
+/* Pages that went on or off the node's per-CPU lists between two passes
+ * (every CPU's list of every zone; a CPU that came or went counts whole). */
+static int64_t pcp_moved(const struct zsum *a, const struct zsum *b)
+{
+	int64_t moved = 0;
+	size_t n = a->ncpu_pcp > b->ncpu_pcp ? a->ncpu_pcp : b->ncpu_pcp;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t x = i < a->ncpu_pcp ? a->cpu_pcp[i] : 0;
+		int64_t y = i < b->ncpu_pcp ? b->cpu_pcp[i] : 0;
+
+		moved += x > y ? x - y : y - x;
+	}
+	if (a->ncpu_pcp != b->ncpu_pcp && moved == 0)
+		moved = 1; /* the layout changed: no agreement */
+	return moved;
+}
+
+int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, int passes,
 		     struct pn_node_read *out, struct pn_nodemem *mem)
 {
-	int cnt = pn_nodeset_count(nodes), n, i = 0, ret;
-	struct zsum *z = pn_xcalloc(PN_MAX_NODES, sizeof(*z));
-	struct pn_node_read *prev = pn_xcalloc((size_t)cnt + 1, sizeof(*prev));
+	int cnt = pn_nodeset_count(nodes), left = cnt, n, i, ret = 0;
+	struct zsum *z[2] = { pn_xcalloc(PN_MAX_NODES, sizeof(*z[0])),
+			      pn_xcalloc(PN_MAX_NODES, sizeof(*z[1])) };
+	struct pn_node_read *cur = pn_xcalloc((size_t)cnt + 1, sizeof(*cur));
+	bool *done = pn_xcalloc((size_t)cnt + 1, sizeof(*done));
 
 	/*
-	 * stat_refresh folds the per-CPU counter deltas, but the same pass also
-	 * lets per-CPU free lists shrink, whose frees are new deltas: a node
-	 * that was busy a moment ago reads a few pages off.  Read until two
-	 * readings agree (the lists settled), at most `tries` times.
+	 * stat_refresh folds each CPU's counter deltas, then lets that CPU's
+	 * free lists decay (decay_pcp_high(), and drain_zone_pages() for a
+	 * remote node): those frees are new, unfolded NR_FREE_PAGES deltas, so
+	 * a reading after a pass that freed list pages counts them as used.
+	 * A node's reading is exact when the pass before it moved no page on
+	 * or off any of its per-CPU lists; it is settled when, besides, it
+	 * agrees with the reading before.  Read until every node settled, at
+	 * most `passes` times; each node keeps its first settled reading.
 	 */
-	ret = read_once(nodes, refresh, z, out);
-	for (int t = 1; !ret && t < tries; t++) {
-		memcpy(prev, out, (size_t)cnt * sizeof(*out));
-		ret = read_once(nodes, refresh, z, out);
-		if (!ret && same_reading(prev, out, cnt))
+	for (int t = 0; t < passes && left > 0; t++) {
+		struct zsum *now = z[t & 1], *prev = z[!(t & 1)];
+
+		ret = read_once(nodes, refresh, now, cur);
+		if (ret)
 			break;
-		if (t == tries - 1)
-			for (int k = 0; k < cnt; k++)
-				out[k].unsettled = true;
+		i = 0;
+		pn_nodeset_for_each (n, nodes) {
+			int64_t moved = t ? pcp_moved(&prev[n], &now[n]) : -1;
+			bool agree = t && moved == 0 && same_reading(&out[i], &cur[i]);
+
+			if (!done[i]) {
+				out[i] = cur[i];
+				out[i].passes = t + 1;
+				out[i].pcp_moved = moved;
+				done[i] = agree;
+				left -= agree;
+			}
+			i++;
+		}
 	}
-	free(prev);
-	free(z);
+	for (i = 0; i < cnt; i++)
+		out[i].unsettled = !done[i];
+	free(done);
+	free(cur);
+	zsum_free(z[0]);
+	zsum_free(z[1]);
 	if (ret || !mem)
 		return ret;
+	i = 0;
 	pn_nodeset_for_each (n, nodes) {
 		int r = pn_nodemem_read(n, &mem[i]);
 
@@ -282,6 +359,11 @@ static cJSON *read_json(const struct pn_node_read *r, const struct pn_nodemem *m
 	cJSON_AddNumberToObject(o, "used_pages", (double)r->used);
 	cJSON_AddNumberToObject(o, "pcp_pages", (double)r->pcp);
 	cJSON_AddBoolToObject(o, "settled", !r->unsettled);
+	cJSON_AddNumberToObject(o, "passes", r->passes);
+	if (r->pcp_moved >= 0)
+		cJSON_AddNumberToObject(o, "pcp_moved_pages", (double)r->pcp_moved);
+	else
+		cJSON_AddNullToObject(o, "pcp_moved_pages");
 	for (int i = 0; i < PN_NKINDS; i++)
 		cJSON_AddNumberToObject(k, pn_kind_names[i], (double)r->kinds[i]);
 	cJSON_AddNumberToObject(o, "numa_hit", (double)m->numa_hit);

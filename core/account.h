@@ -6,7 +6,10 @@
  * per-CPU free lists (zoneinfo "pagesets ... count": free, but not in
  * MemFree), read after /proc/sys/vm/stat_refresh folds the per-CPU counter
  * deltas, from one pass over /proc/zoneinfo together with the kinds (its
- * per-node stats), so that they describe one moment.  The kinds add up to
+ * per-node stats), so that they describe one moment.  The same refresh lets
+ * the per-CPU lists decay, and the pages it frees are deltas it did not
+ * fold (mm/vmstat.c refresh_cpu_vm_stats(): fold, then decay_pcp_high()):
+ * a reading counts only once a pass moved nothing on the node's lists.  The kinds add up to
  * the total exactly: "other" is what no kind explains (vmalloc, percpu,
  * socket buffers, zsmalloc, raw driver pages, memmap).
  *
@@ -45,16 +48,32 @@ extern const char *const pn_kind_names[PN_NKINDS];
 /* One exact reading of a node, pages. */
 struct pn_node_read {
 	uint64_t t_ns;
-	int64_t used;		  /* total - free - pcp */
-	int64_t kinds[PN_NKINDS]; /* sum == used */
+	int64_t used; /* total - free - pcp */
 	int64_t pcp;
-	bool unsettled; /* readings kept changing: taken while the node was busy */
+	int64_t pcp_moved; /* pages on/off its per-CPU lists in the last pass; -1: one pass */
+	int64_t kinds[PN_NKINDS]; /* sum == used */
+	int passes;		  /* stat_refresh + zoneinfo passes it took */
+	bool unsettled;		  /* never settled: taken while the node was busy */
 };
 
-/* Read every node in `nodes` together (stat_refresh, then one pass over
- * /proc/zoneinfo), repeated up to `tries` times until two readings agree:
- * out[i] and, if mem is not NULL, mem[i] for the i-th node of the set. */
-int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, int tries,
+/*
+ * Passes a reading may take (pn_node_read_set()).  After a large free a
+ * node's per-CPU lists shrink by an eighth of their high mark per pass down
+ * to its floor, and a node without CPUs then gives up a batch every third
+ * pass: about 50 passes for 4096 pages on a 512 MiB node (measured in the
+ * reference guests, see tests/integration/test-suite-guest.sh).
+ */
+#define PN_SETTLE_PASSES_PRIVATE 96 /* before/after readings of private nodes */
+#define PN_SETTLE_PASSES_OTHER	 12 /* of the others (not judged) */
+#define PN_SETTLE_PASSES_SAMPLE	 6  /* samples during a phase (left out unless settled) */
+
+/* Read every node in `nodes` (stat_refresh, then one pass over /proc/zoneinfo
+ * for all of them), repeated until each node settled -- the pass before its
+ * reading moved no page on or off its per-CPU lists, and the reading agrees
+ * with the one before -- at most `passes` times.  out[i] and, if mem is not
+ * NULL, mem[i] for the i-th node of the set; a node that never settled has
+ * its last reading, marked unsettled. */
+int pn_node_read_set(const struct pn_nodeset *nodes, bool refresh, int passes,
 		     struct pn_node_read *out, struct pn_nodemem *mem);
 /* Kinds from a snapshot plus its pcp pages. */
 void pn_node_read_from(const struct pn_nodemem *m, int64_t pcp_pages, long page_size,

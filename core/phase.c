@@ -274,7 +274,7 @@ static void sample_nodes(struct phase *p)
 
 	pn_nodeset_and(&priv, &p->nodes, &p->r->roles.private_nodes);
 	if (!pn_nodeset_empty(&priv) &&
-	    pn_node_read_set(&priv, p->r->refresh_ok, 6, rd, NULL) == 0) {
+	    pn_node_read_set(&priv, p->r->refresh_ok, PN_SETTLE_PASSES_SAMPLE, rd, NULL) == 0) {
 		pn_nodeset_for_each (n, &priv) {
 			for (int k = 0; k < p->nnodes; k++)
 				if (p->acct[k].node == n)
@@ -348,25 +348,44 @@ static void sample_all(struct phase *p)
 
 /* ------------------------------------------------------------ accounting */
 
-static void read_nodes(struct phase *p, bool after)
+/* The before or after reading of the nodes in `set` (a subset of p->nodes). */
+static void read_node_set(struct phase *p, const struct pn_nodeset *set, int passes, bool after)
 {
-	struct pn_node_read *rd = pn_xcalloc((size_t)p->nnodes, sizeof(*rd));
-	struct pn_nodemem *mem = pn_xcalloc((size_t)p->nnodes, sizeof(*mem));
-	int ret = pn_node_read_set(&p->nodes, p->r->refresh_ok, 12, rd, mem);
+	int cnt = pn_nodeset_count(set), i = 0, n;
+	struct pn_node_read *rd = pn_xcalloc((size_t)cnt + 1, sizeof(*rd));
+	struct pn_nodemem *mem = pn_xcalloc((size_t)cnt + 1, sizeof(*mem));
+	int ret = cnt ? pn_node_read_set(set, p->r->refresh_ok, passes, rd, mem) : 0;
 
 	if (ret)
 		pn_warn("node counters: %s", strerror(-ret));
-	for (int k = 0; k < p->nnodes; k++) {
-		if (after) {
-			p->acct[k].after = rd[k];
-			p->acct[k].after_mem = mem[k];
-		} else {
-			p->acct[k].before = rd[k];
-			p->acct[k].before_mem = mem[k];
+	pn_nodeset_for_each (n, set) {
+		for (int k = 0; k < p->nnodes; k++) {
+			if (p->acct[k].node != n)
+				continue;
+			if (after) {
+				p->acct[k].after = rd[i];
+				p->acct[k].after_mem = mem[i];
+			} else {
+				p->acct[k].before = rd[i];
+				p->acct[k].before_mem = mem[i];
+			}
 		}
+		i++;
 	}
 	free(rd);
 	free(mem);
+}
+
+/* Private nodes may take many passes to settle after a large free on them
+ * (account.h); the others, busy with the runner itself, are not judged. */
+static void read_nodes(struct phase *p, bool after)
+{
+	struct pn_nodeset priv, other;
+
+	pn_nodeset_and(&priv, &p->nodes, &p->r->roles.private_nodes);
+	pn_nodeset_andnot(&other, &p->nodes, &priv);
+	read_node_set(p, &priv, PN_SETTLE_PASSES_PRIVATE, after);
+	read_node_set(p, &other, PN_SETTLE_PASSES_OTHER, after);
 }
 
 static void read_cgroups(struct phase *p)

@@ -248,20 +248,59 @@ enum zi_state { ZI_NONE, ZI_NODESTATS, ZI_ZONE, ZI_PAGESETS };
 
 struct zi {
 	pn_zone_cb cb;
+	pn_pcp_cb pcb;
 	void *arg;
 	int node;
 	char zone[PN_PROCFS_ZONE_MAX];
 	enum zi_state state;
 	int64_t pcp_count;
+	struct pn_pcp cpu; /* the pageset being read, if have_cpu */
+	bool have_cpu;
 };
+
+/* A CPU's pageset lines ended (the next "cpu:", the zone's tail lines). */
+static int zi_end_cpu(struct zi *z)
+{
+	if (!z->have_cpu)
+		return 0;
+	z->have_cpu = false;
+	return z->pcb ? z->pcb(z->arg, z->node, z->zone, &z->cpu) : 0;
+}
 
 /* Called when a zone's block ends: report the summed pageset counts. */
 static int zi_end_zone(struct zi *z)
 {
-	if (z->state == ZI_NONE)
-		return 0;
+	int ret = zi_end_cpu(z);
+
+	if (ret || z->state == ZI_NONE)
+		return ret;
 	z->state = ZI_NONE;
 	return z->cb(z->arg, z->node, z->zone, "pcp_count", z->pcp_count);
+}
+
+/* A "key: value" line of a pageset. */
+static int zi_pageset(struct zi *z, const char *key, int64_t v)
+{
+	int ret;
+
+	if (!strcmp(key, "cpu")) {
+		ret = zi_end_cpu(z);
+		if (ret)
+			return ret;
+		if (v < 0 || v > INT_MAX)
+			return -EINVAL;
+		z->cpu = (struct pn_pcp){ .cpu = (int)v, .count = -1, .high = -1, .batch = -1 };
+		z->have_cpu = true;
+	} else if (!strcmp(key, "count")) {
+		if (__builtin_add_overflow(z->pcp_count, v, &z->pcp_count))
+			return -EINVAL;
+		z->cpu.count = v;
+	} else if (!strcmp(key, "high")) {
+		z->cpu.high = v;
+	} else if (!strcmp(key, "batch")) {
+		z->cpu.batch = v;
+	}
+	return 0;
 }
 
 /* "Node 0, zone   Normal" */
@@ -378,15 +417,13 @@ static int zi_line(struct zi *z, const char *k, const char *e)
 
 	if (z->state == ZI_PAGESETS) {
 		/* "cpu: N", "count: N", "high: N", "batch: N" (and newer
-		 * "high_min:"/"high_max:"); only count is kept. */
-		if (!strcmp(key, "count")) {
-			if (__builtin_add_overflow(z->pcp_count, v, &z->pcp_count))
-				return -EINVAL;
-			return 0;
+		 * "high_min:"/"high_max:", ignored), then the zone's tail. */
+		if (!strcmp(key, "node_unreclaimable") || !strcmp(key, "start_pfn")) {
+			int ret = zi_end_cpu(z);
+
+			return ret ? ret : z->cb(z->arg, z->node, z->zone, key, v);
 		}
-		if (!strcmp(key, "node_unreclaimable") || !strcmp(key, "start_pfn"))
-			return z->cb(z->arg, z->node, z->zone, key, v);
-		return colon ? 0 : -EINVAL;
+		return colon ? zi_pageset(z, key, v) : -EINVAL;
 	}
 	if (z->state == ZI_NODESTATS)
 		return z->cb(z->arg, z->node, "node", key, v);
@@ -395,7 +432,12 @@ static int zi_line(struct zi *z, const char *k, const char *e)
 
 int pn_parse_zoneinfo(const char *buf, pn_zone_cb cb, void *arg)
 {
-	struct zi z = { .cb = cb, .arg = arg, .node = -1, .state = ZI_NONE };
+	return pn_parse_zoneinfo_pcp(buf, cb, NULL, arg);
+}
+
+int pn_parse_zoneinfo_pcp(const char *buf, pn_zone_cb cb, pn_pcp_cb pcb, void *arg)
+{
+	struct zi z = { .cb = cb, .pcb = pcb, .arg = arg, .node = -1, .state = ZI_NONE };
 	const char *p = buf;
 	bool any = false;
 

@@ -38,6 +38,19 @@ int pn_parse_meminfo(const char *buf, pn_kv_cb cb, void *arg);
 typedef int (*pn_zone_cb)(void *arg, int node, const char *zone, const char *key, int64_t val);
 int pn_parse_zoneinfo(const char *buf, pn_zone_cb cb, void *arg);
 
+/* One CPU's per-CPU free list of a zone ("pagesets" in /proc/zoneinfo):
+ * pages on it, its current high mark and batch; -1 where the kernel printed
+ * none.  (6.12 prints no high_min/high_max: the floor high decays to is not
+ * visible there.) */
+struct pn_pcp {
+	int cpu;
+	int64_t count, high, batch;
+};
+typedef int (*pn_pcp_cb)(void *arg, int node, const char *zone, const struct pn_pcp *pcp);
+/* pn_parse_zoneinfo(), and pcb (if not NULL) once per CPU of every populated
+ * zone, after that CPU's lines and before the zone's "pcp_count". */
+int pn_parse_zoneinfo_pcp(const char *buf, pn_zone_cb cb, pn_pcp_cb pcb, void *arg);
+
 /* Memory of one node, bytes, from nodeN/meminfo + numastat + vmstat. */
 struct pn_nodemem {
 	int node;

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "account.h"
 #include "atomicfile.h"
 #include "provenance.h"
 #include "runner.h"
@@ -46,10 +47,16 @@ static cJSON *roles_json(const struct pn_roles *roles)
 
 static cJSON *accounting_json(const struct run *r)
 {
-	cJSON *a = cJSON_CreateObject(), *cg;
+	cJSON *a = cJSON_CreateObject(), *cg, *st;
 
 	cJSON_AddBoolToObject(a, "counters_refreshed", r->refresh_ok);
 	cJSON_AddBoolToObject(a, "pcp_corrected", true);
+	/* no deliberate drain: refresh and read until a pass moved nothing */
+	st = cJSON_AddObjectToObject(a, "settle");
+	cJSON_AddStringToObject(st, "method", "wait");
+	cJSON_AddNumberToObject(st, "max_passes_private", PN_SETTLE_PASSES_PRIVATE);
+	cJSON_AddNumberToObject(st, "max_passes_other", PN_SETTLE_PASSES_OTHER);
+	cJSON_AddNumberToObject(st, "max_passes_sample", PN_SETTLE_PASSES_SAMPLE);
 	cg = cJSON_AddObjectToObject(a, "cgroup");
 	if (r->cg.version)
 		cJSON_AddNumberToObject(cg, "version", r->cg.version);

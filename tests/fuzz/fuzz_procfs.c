@@ -2,12 +2,13 @@
 /*
  * fuzz_procfs.c - libFuzzer target for the /proc and /sys parsers: any bytes
  * go through pn_parse_kv(), pn_parse_meminfo(), pn_parse_node_meminfo(),
- * pn_parse_zoneinfo() and the line-template helpers; they must return 0 or
- * -EINVAL, never crash or read out of bounds.  When the strict "key value"
- * parser accepts the input, the collectors' fast path (struct pn_cfile,
- * reading the same bytes from a memfd) must accept it too and store the very
- * same values.  The per-process parsers pn_parse_numa_maps() and
- * pn_parse_maps() get the raw bytes (NULs included): on success their sums
+ * pn_parse_zoneinfo(), pn_parse_zoneinfo_pcp() and the line-template
+ * helpers; they must return 0 or -EINVAL, never crash or read out of
+ * bounds.  When the strict "key value" parser accepts the input, the
+ * collectors' fast path (struct pn_cfile, reading the same bytes from a
+ * memfd) must accept it too and store the very same values.  The
+ * per-process parsers pn_parse_numa_maps() and pn_parse_maps() get the raw
+ * bytes (NULs included): on success their sums
  * must be consistent (node bytes add up to the total, the kinds fit in it;
  * VMAs ordered and non-empty), on failure the result must be empty.  Seed
  * corpus: tests/fuzz/corpus/procfs/ (captured files).
@@ -52,6 +53,15 @@ static int zone_cb(void *arg, int node, const char *zone, const char *key, int64
 	assert(node >= 0 && node < PN_MAX_NODES);
 	assert(strlen(zone) > 0 && strlen(zone) < PN_PROCFS_ZONE_MAX);
 	assert(strlen(key) > 0 && strlen(key) < PN_PROCFS_KEY_MAX);
+	return 0;
+}
+
+static int pcp_cb(void *arg, int node, const char *zone, const struct pn_pcp *pcp)
+{
+	(void)arg;
+	assert(node >= 0 && node < PN_MAX_NODES);
+	assert(strlen(zone) > 0 && strlen(zone) < PN_PROCFS_ZONE_MAX);
+	assert(pcp->cpu >= 0);
 	return 0;
 }
 
@@ -156,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pn_parse_node_meminfo(buf, node, kv_cb, &s) == 0 && s.n > 0)
 		check_cfile(buf, size, PN_CFILE_NODE_MEMINFO, node, &s);
 	(void)pn_parse_zoneinfo(buf, zone_cb, NULL);
+	(void)pn_parse_zoneinfo_pcp(buf, zone_cb, pcp_cb, NULL);
 
 	/* A template prefix never runs past its line. */
 	for (p = buf; *p; p = *e ? e + 1 : e) {
