@@ -51,6 +51,7 @@ int pn_pgdec_init(struct pn_pgdec *d)
 
 int pn_pgdec_add(struct pn_pgdec *d, int i, const struct tep_event *ev)
 {
+	uint32_t end;
 	int ret;
 
 	if (i < 0 || i >= PN_TP_N)
@@ -62,6 +63,8 @@ int pn_pgdec_add(struct pn_pgdec *d, int i, const struct tep_event *ev)
 		if (ret)
 			return pn_error(ret, "kmem:%s has no usable field %s", pn_pgdec_names[i],
 					field_names[i][k]);
+		end = (uint32_t)(d->td[i].f[k].offset + d->td[i].f[k].size);
+		d->td[i].need = end > d->td[i].need ? end : d->td[i].need;
 	}
 	if (!d->common_type.present && pn_tp_field(ev, "common_type", 2, &d->common_type))
 		return pn_error(-EINVAL, "kmem:%s has no common_type", pn_pgdec_names[i]);
@@ -116,9 +119,44 @@ static uint8_t order_of(uint64_t v)
 	return (uint8_t)(v < 255 ? v : 255);
 }
 
+/* A field the format located, inside data already checked to hold it. */
+static inline uint64_t rd(const struct pn_tpfield *f, const unsigned char *raw)
+{
+	const unsigned char *p = raw + f->offset;
+	uint64_t v;
+
+	switch (f->size) {
+	case 1: v = *p; break;
+	case 2: {
+		uint16_t x;
+
+		memcpy(&x, p, 2);
+		v = x;
+		break;
+	}
+	case 4: {
+		uint32_t x;
+
+		memcpy(&x, p, 4);
+		v = x;
+		break;
+	}
+	default: memcpy(&v, p, 8); break;
+	}
+	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ULL << (f->size * 8);
+	return v;
+}
+
+/*
+ * The hot path: the entry's length is checked once against what the event's
+ * fields need (computed when the format was loaded), then each field is one
+ * load at its located offset.
+ */
 int pn_pgdec_decode(const struct pn_pgdec *d, const void *raw, size_t len, struct pn_pgev *e)
 {
-	uint64_t type, v[5] = { 0 };
+	const unsigned char *r = raw;
+	uint64_t type;
 	int i;
 
 	if (pn_tpfield_read(&d->common_type, raw, len, &type))
@@ -128,30 +166,34 @@ int pn_pgdec_decode(const struct pn_pgdec *d, const void *raw, size_t len, struc
 			break;
 	if (i == PN_TP_N)
 		return -ENOENT;
-	for (int k = 0; k < 5; k++)
-		if (d->td[i].f[k].present && pn_tpfield_read(&d->td[i].f[k], raw, len, &v[k]))
-			return -EINVAL;
+	if (len < d->td[i].need)
+		return -EINVAL;
 	e->kind = (uint8_t)(PN_PGEV_ALLOC + i);
 	e->node = PN_PFNNODE_UNKNOWN;
 	switch (i) {
 	case PN_TP_ALLOC:
+		e->pfn = rd(&d->td[i].f[0], r);
+		e->order = order_of(rd(&d->td[i].f[1], r));
+		e->gfp = rd(&d->td[i].f[2], r);
+		e->aux = (int32_t)rd(&d->td[i].f[3], r);
+		break;
 	case PN_TP_FREE:
-		e->pfn = v[0];
-		e->order = order_of(v[1]);
-		e->gfp = v[2];
-		e->aux = (int32_t)v[3];
+		e->pfn = rd(&d->td[i].f[0], r);
+		e->order = order_of(rd(&d->td[i].f[1], r));
+		e->gfp = 0;
+		e->aux = 0;
 		break;
 	case PN_TP_PALLOC:
-		e->node = (int32_t)v[0];
-		e->order = order_of(v[1]);
-		e->gfp = v[2];
-		e->aux = (int32_t)v[3];
-		e->fallback = v[4] != 0;
+		e->node = (int32_t)rd(&d->td[i].f[0], r);
+		e->order = order_of(rd(&d->td[i].f[1], r));
+		e->gfp = rd(&d->td[i].f[2], r);
+		e->aux = (int32_t)rd(&d->td[i].f[3], r);
+		e->fallback = rd(&d->td[i].f[4], r) != 0;
 		break;
 	default: /* PN_TP_PSKIP */
-		e->node = (int32_t)v[0];
-		e->pfn = v[1];
-		e->gfp = v[2];
+		e->node = (int32_t)rd(&d->td[i].f[0], r);
+		e->pfn = rd(&d->td[i].f[1], r);
+		e->gfp = rd(&d->td[i].f[2], r);
 		break;
 	}
 	return 0;

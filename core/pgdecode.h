@@ -26,6 +26,7 @@ struct pn_pgdec {
 		bool present;
 		int id;
 		struct pn_tpfield f[5];
+		uint32_t need; /* bytes of raw data its fields need (max end) */
 	} td[PN_TP_N];
 	struct pn_tpfield common_type;
 	struct pn_tpflags gfp_names, skip_reasons; /* from the print formats */
