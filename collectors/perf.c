@@ -182,7 +182,7 @@ static void pipe_flush(struct perfcoll *p)
 static void decode_sample(struct perfcoll *p, const struct pn_perfrec *r)
 {
 	struct pn_pgev ev;
-	int ret = pn_pgdec_decode(&p->dec, r->raw, r->raw_size, &ev);
+	int ret = pn_pgdec_page(&p->dec, r->raw, r->raw_size, &ev);
 	bool page;
 
 	if (ret) {
@@ -190,17 +190,19 @@ static void decode_sample(struct perfcoll *p, const struct pn_perfrec *r)
 		(*(ret == -ENOENT ? &p->unknown_tp : &p->malformed))++;
 		return;
 	}
-	ev.time_ns = r->time_ns;
-	ev.pid = r->pid;
-	ev.cpu = r->cpu;
+	p->events++;
 	page = ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE;
 	if (page && ev.pfn != UINT64_MAX)
 		ev.node = node_of(p, ev.pfn);
-	p->events++;
 	if (page && !pn_pgacct_tracked(p->acct, ev.node)) {
-		pn_pgacct_apply(p->acct, &ev); /* only per-node totals: any order */
+		/* only per-node totals, in any order: pfn and order suffice */
+		pn_pgacct_count(p->acct, &ev);
 		return;
 	}
+	pn_pgdec_rest(&p->dec, r->raw, &ev);
+	ev.time_ns = r->time_ns;
+	ev.pid = r->pid;
+	ev.cpu = r->cpu;
 	*pipe_put(p) = ev;
 	if (page)
 		pn_pgacct_prefetch(p->acct, ev.node, ev.pfn);

@@ -345,47 +345,61 @@ static void series_event(struct pn_pgacct *a, const struct pn_pgev *e)
 		n->series_alloc_pages += 1LL << e->order;
 }
 
-void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e)
+int64_t pn_pgacct_count(struct pn_pgacct *a, const struct pn_pgev *e)
 {
 	int64_t pages = 1LL << (e->order < 31 ? e->order : 31);
 	size_t idx = e->node >= 0 && e->node < PN_MAX_NODES ? (size_t)e->node + 1 : 0;
-	struct pnode *n;
 
 	a->events++;
 	a->tot.events++;
 	if (e->order > 2 * MAX_ORDER_SEEN) { /* no allocator hands out such blocks */
 		a->bad_events++;
-		return;
+		return 0;
 	}
-	switch (e->kind) {
-	case PN_PGEV_ALLOC:
-		if (e->pfn == UINT64_MAX) { /* the allocation failed */
-			a->failed_allocs++;
-			return;
-		}
-		a->node_alloc[idx] += pages;
-		a->tot.alloc_pages += pages;
-		if (!idx) {
-			a->unknown_pages += pages;
-			a->tot.unknown_node_pages += pages;
-		}
-		n = pnode_of(a, e->node);
-		if (n)
-			private_alloc(a, n, e, pages);
-		return;
-	case PN_PGEV_FREE:
+	if (e->kind == PN_PGEV_FREE) {
 		a->node_free[idx] += pages;
 		a->tot.free_pages += pages;
-		n = pnode_of(a, e->node);
-		if (n)
+		return pages;
+	}
+	if (e->pfn == UINT64_MAX) { /* the allocation failed */
+		a->failed_allocs++;
+		return 0;
+	}
+	a->node_alloc[idx] += pages;
+	a->tot.alloc_pages += pages;
+	if (!idx) {
+		a->unknown_pages += pages;
+		a->tot.unknown_node_pages += pages;
+	}
+	return pages;
+}
+
+void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e)
+{
+	struct pnode *n;
+	int64_t pages;
+
+	if (e->kind == PN_PGEV_ALLOC || e->kind == PN_PGEV_FREE) {
+		pages = pn_pgacct_count(a, e);
+		n = pages ? pnode_of(a, e->node) : NULL;
+		if (n && e->kind == PN_PGEV_ALLOC)
+			private_alloc(a, n, e, pages);
+		else if (n)
 			private_free(a, n, e, pages);
 		return;
-	case PN_PGEV_FORK:
+	}
+	a->events++;
+	a->tot.events++;
+	if (e->order > 2 * MAX_ORDER_SEEN) {
+		a->bad_events++;
+		return;
+	}
+	if (e->kind == PN_PGEV_FORK) {
 		if (pn_pgacct_is_xpid(a, (uint32_t)e->pfn))
 			add_xpid(a, e->pid);
 		return;
-	default: series_event(a, e); return;
 	}
+	series_event(a, e);
 }
 
 /* ---- life cycle ---- */

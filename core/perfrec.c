@@ -142,8 +142,15 @@ static bool load(struct pn_ringview *v)
 		memcpy(v->bounce + first, v->data, h.size - first);
 		p = v->bounce;
 	}
-	if (pn_perfrec_parse(p, h.size, &v->cur))
+	if (h.type == PERF_RECORD_SAMPLE) {
+		/* the hot path: no clearing; only what a SAMPLE carries is read */
+		v->cur.type = h.type;
+		v->cur.has_sample_id = false;
+		if (parse_sample(p, h.size, &v->cur))
+			memset(&v->cur, 0, sizeof(v->cur)); /* malformed: counted */
+	} else if (pn_perfrec_parse(p, h.size, &v->cur)) {
 		v->cur.type = 0; /* malformed: the callback counts it */
+	}
 	v->cur_size = h.size;
 	return v->have = true;
 }

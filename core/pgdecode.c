@@ -114,87 +114,11 @@ void pn_pgdec_free(struct pn_pgdec *d)
 	pn_tp_free(&d->tp);
 }
 
-static uint8_t order_of(uint64_t v)
-{
-	return (uint8_t)(v < 255 ? v : 255);
-}
-
-/* A field the format located, inside data already checked to hold it. */
-static inline uint64_t rd(const struct pn_tpfield *f, const unsigned char *raw)
-{
-	const unsigned char *p = raw + f->offset;
-	uint64_t v;
-
-	switch (f->size) {
-	case 1: v = *p; break;
-	case 2: {
-		uint16_t x;
-
-		memcpy(&x, p, 2);
-		v = x;
-		break;
-	}
-	case 4: {
-		uint32_t x;
-
-		memcpy(&x, p, 4);
-		v = x;
-		break;
-	}
-	default: memcpy(&v, p, 8); break;
-	}
-	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-		v |= ~0ULL << (f->size * 8);
-	return v;
-}
-
-/*
- * The hot path: the entry's length is checked once against what the event's
- * fields need (computed when the format was loaded), then each field is one
- * load at its located offset.
- */
 int pn_pgdec_decode(const struct pn_pgdec *d, const void *raw, size_t len, struct pn_pgev *e)
 {
-	const unsigned char *r = raw;
-	uint64_t type;
-	int i;
+	int ret = pn_pgdec_page(d, raw, len, e);
 
-	if (pn_tpfield_read(&d->common_type, raw, len, &type))
-		return -EINVAL;
-	for (i = 0; i < PN_TP_N; i++)
-		if (d->td[i].present && (uint64_t)d->td[i].id == type)
-			break;
-	if (i == PN_TP_N)
-		return -ENOENT;
-	if (len < d->td[i].need)
-		return -EINVAL;
-	e->kind = (uint8_t)(PN_PGEV_ALLOC + i);
-	e->node = PN_PFNNODE_UNKNOWN;
-	switch (i) {
-	case PN_TP_ALLOC:
-		e->pfn = rd(&d->td[i].f[0], r);
-		e->order = order_of(rd(&d->td[i].f[1], r));
-		e->gfp = rd(&d->td[i].f[2], r);
-		e->aux = (int32_t)rd(&d->td[i].f[3], r);
-		break;
-	case PN_TP_FREE:
-		e->pfn = rd(&d->td[i].f[0], r);
-		e->order = order_of(rd(&d->td[i].f[1], r));
-		e->gfp = 0;
-		e->aux = 0;
-		break;
-	case PN_TP_PALLOC:
-		e->node = (int32_t)rd(&d->td[i].f[0], r);
-		e->order = order_of(rd(&d->td[i].f[1], r));
-		e->gfp = rd(&d->td[i].f[2], r);
-		e->aux = (int32_t)rd(&d->td[i].f[3], r);
-		e->fallback = rd(&d->td[i].f[4], r) != 0;
-		break;
-	default: /* PN_TP_PSKIP */
-		e->node = (int32_t)rd(&d->td[i].f[0], r);
-		e->pfn = rd(&d->td[i].f[1], r);
-		e->gfp = rd(&d->td[i].f[2], r);
-		break;
-	}
-	return 0;
+	if (!ret)
+		pn_pgdec_rest(d, raw, e);
+	return ret;
 }
