@@ -43,10 +43,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collector.h"
 #include "pageacct.h"
+#include "pageowner.h"
 #include "perfcoll-int.h"
 #include "perfring.h"
 #include "pfnnode.h"
@@ -71,6 +74,10 @@ static const struct pn_opt perf_opts[] = {
 	  filter_choices },
 	{ "series_events", PN_OPT_BOOL, "true",
 	  "also mm_private_alloc/mm_private_skip where the kernel has them" },
+	{ "page_owner", PN_OPT_INT, "8",
+	  "top N allocation stacks per tracked node from page_owner where the kernel has it "
+	  "on (page_owner=on); 0: off",
+	  NULL, 0, 1000 },
 	{ NULL },
 };
 
@@ -277,6 +284,21 @@ static void *reader(void *arg)
 
 /* ---- collector ops ---- */
 
+/* page_owner lives in debugfs, which is not mounted everywhere (it is not
+ * here): mount it on the live system when /sys/kernel/debug is no mount
+ * point of its own (then it is on sysfs's device).  Failing is fine: the
+ * page_owner details then say why they are skipped. */
+static void debugfs_mount(void)
+{
+	struct stat d, k;
+
+	if (*pn_sysroot() || pn_exists(PN_PGOWNER_PATH))
+		return;
+	if (stat("/sys/kernel/debug", &d) || stat("/sys/kernel", &k) || d.st_dev != k.st_dev)
+		return;
+	(void)mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+}
+
 static int resolve_params(struct pn_coll *c, struct perfcoll *p)
 {
 	const struct pn_roles *roles;
@@ -370,6 +392,9 @@ static int perf_open(struct pn_coll *c)
 		ret = pn_pgacct_new(&p->acct, &ac);
 	}
 	p->refresh_ns = pn_param_duration_ms(&c->params, "pfnmap_refresh") * 1000000ULL;
+	p->owner_top = (int)pn_param_int(&c->params, "page_owner");
+	if (!ret && p->owner_top)
+		debugfs_mount();
 	if (!ret)
 		ret = open_rings(c, p);
 	if (!ret) {
@@ -422,7 +447,6 @@ static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
 	uint64_t total, *ring_lost = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*ring_lost));
 	int ret;
 
-	(void)ctx;
 	pthread_mutex_lock(&p->lock);
 	drain(p, true);
 	total = pn_perfcoll_lost(p, ring_lost, lost);
@@ -439,6 +463,8 @@ static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
 		cJSON_AddStringToObject(rep->details, "kernel_filter", p->filter);
 		pn_perfcoll_reasons(p, ring_lost, rep);
 		pn_perfcoll_reconcile(p, rep);
+		if (p->owner_top)
+			pn_perfcoll_page_owner(p, ctx, rep);
 	}
 	pthread_mutex_unlock(&p->lock);
 	cJSON_Delete(lost);

@@ -62,5 +62,11 @@ void pn_perfcoll_reasons(struct perfcoll *p, const uint64_t *ring_lost,
 void pn_perfcoll_used(const struct perfcoll *p, int64_t *used);
 /* Per private node "counters": event net pages against the MemUsed delta. */
 void pn_perfcoll_reconcile(struct perfcoll *p, const struct pn_event_report *rep);
+/* Per private node "page_owner": the top p->owner_top allocation stacks of
+ * the pages allocated on it now (core/pageowner.c), the pages of ctx's
+ * explicit processes and __GFP_PRIVATE pages counted apart; or "skipped"
+ * with the reason where the kernel has no page_owner or it is off. */
+void pn_perfcoll_page_owner(struct perfcoll *p, const struct pn_phase_ctx *ctx,
+			    const struct pn_event_report *rep);
 
 #endif /* PN_PERFCOLL_INT_H */

@@ -2,14 +2,15 @@
 /*
  * perfcoll.c - what the perf collector reports beside the page accounting:
  * lost data per CPU and per event, why a node's events are inconclusive,
- * and the node counters the events are reconciled with.  See
- * perfcoll-int.h.
+ * the node counters the events are reconciled with, and page_owner's
+ * allocation stacks of the pages on each tracked node.  See perfcoll-int.h.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pageowner.h"
 #include "perfcoll-int.h"
 #include "procfs.h"
 
@@ -127,4 +128,41 @@ void pn_perfcoll_reconcile(struct perfcoll *p, const struct pn_event_report *rep
 		/* pages on per-CPU lists are used for the counters, free for the events */
 		cJSON_AddNumberToObject(r, "event_minus_counter_pages", (double)(n->net_pages - d));
 	}
+}
+
+/* ---- page_owner forensics ---- */
+
+void pn_perfcoll_page_owner(struct perfcoll *p, const struct pn_phase_ctx *ctx,
+			    const struct pn_event_report *rep)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(rep->details, "private_nodes"), *o;
+	uint32_t *xp = pn_xcalloc(ctx && ctx->npids ? ctx->npids : 1, sizeof(*xp));
+	struct pn_pfnrange *r = pn_xcalloc(p->map.n ? p->map.n : 1, sizeof(*r));
+	size_t nxp = 0, i = 0;
+
+	for (size_t k = 0; ctx && k < ctx->npids; k++)
+		if (ctx->pids[k].explicit_alloc && !ctx->pids[k].background)
+			xp[nxp++] = (uint32_t)ctx->pids[k].pid;
+	cJSON_ArrayForEach (o, arr) {
+		const struct pn_event_node *n = &rep->nodes[i++];
+		struct pn_pgowner ow;
+		char why[256];
+		size_t nr = 0;
+
+		for (size_t k = 0; k < p->map.n; k++)
+			if (p->map.r[k].node == n->node)
+				r[nr++] = p->map.r[k];
+		pn_pgowner_init(&ow, r, nr, xp, nxp);
+		if (pn_pgowner_read(&ow, why, sizeof(why))) {
+			cJSON *s = cJSON_AddObjectToObject(o, "page_owner");
+
+			cJSON_AddStringToObject(s, "skipped", why);
+		} else {
+			cJSON_AddItemToObject(o, "page_owner",
+					      pn_pgowner_json(&ow, (size_t)p->owner_top));
+		}
+		pn_pgowner_free(&ow);
+	}
+	free(r);
+	free(xp);
 }

@@ -248,6 +248,7 @@ static int mode_coll(int nw, double secs, const char *nodes, const char *filter,
 	cJSON_AddStringToObject(in, "filter", filter);
 	cJSON_AddNumberToObject(in, "ring_pages", atoi(ring_pages));
 	cJSON_AddStringToObject(in, "wakeup", wakeup);
+	cJSON_AddNumberToObject(in, "page_owner", 0); /* forensics are not the event path */
 	if (strcmp(nodes, "private") != 0)
 		(void)pn_nodeset_parse(&roles.private_nodes, nodes);
 	if (pn_params_resolve(pn_collector_perf.opts, in, "perfbench", "$", &params))
