@@ -43,6 +43,8 @@ struct pnode {
 	size_t last_kind, last_pid; /* consecutive events mostly repeat both */
 	struct kind *kinds;
 	struct pidacct *pids;
+	uint32_t *pidx; /* open addressing over pids[]: index + 1, 0 empty */
+	size_t capidx;
 	struct reason *reasons;
 	struct pn_pgev *ex;
 };
@@ -84,7 +86,8 @@ struct pn_pgacct {
 	int64_t unknown_pages, events, failed_allocs, bad_events;
 	struct pn_pgacct_totals tot;
 	struct chunk *chunks;		      /* open addressing by id */
-	size_t nchunks, capchunks, live_high; /* live_high: live entries of order > 0 */
+	size_t nchunks, capchunks;
+	uint32_t live_ord[2 * MAX_ORDER_SEEN + 1]; /* live entries per order */
 	struct chunk *last_chunk;
 	uint32_t seq;
 	bool in_phase;

@@ -77,14 +77,44 @@ void pn_pgacct_comm(struct pn_pgacct *a, uint32_t pid, const char *comm)
 	set_comm(a->comms[a->ncomm++].name, comm);
 }
 
+static size_t pid_hash(uint32_t pid, size_t cap)
+{
+	return (size_t)((pid * 0x9e3779b1u) >> 7) & (cap - 1);
+}
+
+/* (Re)build the index of n->pids at twice the entries' count, at least. */
+static void pidx_build(struct pnode *n)
+{
+	size_t cap = n->capidx ? n->capidx : 64;
+
+	while (cap < (n->npids + 1) * 2)
+		cap *= 2;
+	free(n->pidx);
+	n->pidx = pn_xcalloc(cap, sizeof(*n->pidx));
+	n->capidx = cap;
+	for (size_t i = 0; i < n->npids; i++) {
+		size_t h = pid_hash(n->pids[i].pid, cap);
+
+		while (n->pidx[h])
+			h = (h + 1) & (cap - 1);
+		n->pidx[h] = (uint32_t)i + 1;
+	}
+}
+
+/* The entry of pid (a node sees every process that allocates on it: a
+ * machine's worth when it is ordinary memory, so not a linear search). */
 static struct pidacct *pid_slot(struct pn_pgacct *a, struct pnode *n, uint32_t pid)
 {
+	size_t h;
+
 	if (n->last_pid < n->npids && n->pids[n->last_pid].pid == pid)
 		return &n->pids[n->last_pid];
-	for (size_t i = 0; i < n->npids; i++) {
-		if (n->pids[i].pid == pid) {
-			n->last_pid = i;
-			return &n->pids[i];
+	if ((n->npids + 1) * 2 > n->capidx)
+		pidx_build(n);
+	for (h = pid_hash(pid, n->capidx); n->pidx[h]; h = (h + 1) & (n->capidx - 1)) {
+		if (n->pids[n->pidx[h] - 1].pid == pid) {
+			n->last_pid = n->pidx[h] - 1;
+			return &n->pids[n->last_pid];
 		}
 	}
 	(void)pn_pgacct_comm_of(a, pid); /* first sight: while the process still exists */
@@ -92,6 +122,7 @@ static struct pidacct *pid_slot(struct pn_pgacct *a, struct pnode *n, uint32_t p
 	n->pids = grow(n->pids, n->npids, &n->cappids, sizeof(*n->pids));
 	memset(&n->pids[n->npids], 0, sizeof(n->pids[0]));
 	n->pids[n->npids].pid = pid;
+	n->pidx[h] = (uint32_t)n->npids + 1;
 	return &n->pids[n->npids++];
 }
 
@@ -263,11 +294,11 @@ static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_
 		p->explicit_pages += pages;
 	else
 		p->general_pages += pages;
-	a->live_high += e->order > 0;
+	a->live_ord[e->order]++;
 	if (l->cls == CLS_EXPLICIT || l->cls == CLS_GENERAL) {
 		/* its free was not seen (lost, or a path without the event) */
 		n->live_realloc_events++;
-		a->live_high -= l->order > 0;
+		a->live_ord[l->order]--;
 	}
 	*l = nl;
 	if (e->order > 0 && has_tail(e->pfn))
@@ -294,7 +325,7 @@ static void account_free(struct pn_pgacct *a, struct pnode *n, struct live *l, u
 			return;
 		t->cls = 0;
 	}
-	a->live_high -= l->order > 0;
+	a->live_ord[l->order]--;
 	l->cls = 0;
 }
 
@@ -305,7 +336,9 @@ static void private_free(struct pn_pgacct *a, struct pnode *n, const struct pn_p
 	struct live *l = live_find(a, head);
 
 	/* a split higher-order page is freed piece by piece: find its head */
-	for (unsigned o = e->order + 1; !l && a->live_high && o < MAX_ORDER_SEEN; o++) {
+	for (unsigned o = e->order + 1; !l && o < MAX_ORDER_SEEN; o++) {
+		if (!a->live_ord[o])
+			continue; /* no live block of that order to be part of */
 		head = e->pfn & ~((1ULL << o) - 1);
 		l = live_find(a, head);
 		if (l && l->order < o)
@@ -435,6 +468,7 @@ static void pnode_reset(struct pnode *n)
 
 	free(n->kinds);
 	free(n->pids);
+	free(n->pidx);
 	free(n->reasons);
 	memset(n, 0, sizeof(*n));
 	n->node = keep.node;

@@ -346,6 +346,28 @@ static double med(struct res *v, size_t n, size_t off)
 	return pn_median(x, n);
 }
 
+/* The ratio of mode x's CPU per event to perf mode m's, round by round (the
+ * two ran back to back): median, and min..max as the spread. */
+static void ratio_line(struct res rs[M_N][MAXR], int rounds, int x, int m)
+{
+	double r[MAXR], lo = 1e300, hi = 0;
+	size_t n = 0;
+
+	if (!(modes & (1u << x)))
+		return;
+	for (int i = 0; i < rounds; i++) {
+		if (rs[m][i].cpu_ns_per_event <= 0)
+			continue;
+		r[n] = rs[x][i].cpu_ns_per_event / rs[m][i].cpu_ns_per_event;
+		lo = r[n] < lo ? r[n] : lo;
+		hi = r[n] > hi ? r[n] : hi;
+		n++;
+	}
+	if (n)
+		printf("  %s / %s per round: median %.2f, min %.2f, max %.2f (%zu rounds)\n",
+		       mode_name[x], mode_name[m], pn_median(r, n), lo, hi, n);
+}
+
 static void report(struct res rs[M_N][MAXR], int rounds)
 {
 	double base = med(rs[M_BASE], (size_t)rounds, offsetof(struct res, pages_s));
@@ -372,8 +394,11 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 
 		if (!(modes & (1u << m)))
 			continue;
-		printf("cpu per event / %s: coll-count %.2f, collector %.2f (goal <= 0.5)\n",
+		printf("cpu per event / %s (ratio of medians): coll-count %.2f, collector %.2f "
+		       "(goal <= 0.5)\n",
 		       mode_name[m], count / pr, coll / pr);
+		ratio_line(rs, rounds, M_COUNT, m);
+		ratio_line(rs, rounds, M_COLL, m);
 	}
 	printf("medians of %d interleaved rounds\n", rounds);
 }
