@@ -66,6 +66,10 @@ struct live {
 	uint8_t order, cls;
 };
 
+/* Chunks of the first DIR_IDS GiB of physical addresses (4 TiB) are found by
+ * a direct index; the hash holds every chunk (and owns its pages). */
+#define DIR_IDS 4096
+
 struct chunk {
 	uint64_t id; /* pfn >> CHUNK_SHIFT, + 1 (0 = empty slot) */
 	struct live *pages;
@@ -89,6 +93,7 @@ struct pn_pgacct {
 	size_t nchunks, capchunks;
 	uint32_t live_ord[2 * MAX_ORDER_SEEN + 1]; /* live entries per order */
 	struct chunk *last_chunk;
+	struct live **dir; /* chunk id (pfn >> CHUNK_SHIFT) < DIR_IDS -> its pages */
 	uint32_t seq;
 	bool in_phase;
 	size_t nxp, capxp;

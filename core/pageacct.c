@@ -194,12 +194,27 @@ static struct chunk *chunk_add(struct pn_pgacct *a, uint64_t id)
  * create is false. */
 static struct live *live_slot(struct pn_pgacct *a, uint64_t pfn, bool create)
 {
-	uint64_t id = (pfn >> CHUNK_SHIFT) + 1;
-	struct chunk *c = chunk_find(a, id);
+	uint64_t id = pfn >> CHUNK_SHIFT;
+	struct live *pages;
+	struct chunk *c;
 
+	if (id < DIR_IDS && a->dir) {
+		pages = a->dir[id];
+		if (pages || !create)
+			return pages ? &pages[pfn & (CHUNK_PAGES - 1)] : NULL;
+	}
+	c = chunk_find(a, id + 1);
 	if (!c && create)
-		c = chunk_add(a, id);
-	return c ? &c->pages[pfn & (CHUNK_PAGES - 1)] : NULL;
+		c = chunk_add(a, id + 1);
+	if (!c)
+		return NULL;
+	if (id < DIR_IDS) {
+		if (!a->dir)
+			a->dir = pn_xcalloc(DIR_IDS,
+					    sizeof(*a->dir)); // NOLINT(bugprone-sizeof-expression)
+		a->dir[id] = c->pages;
+	}
+	return &c->pages[pfn & (CHUNK_PAGES - 1)];
 }
 
 /* A block's second slot is in the same chunk (blocks of the buddy allocator
@@ -491,6 +506,7 @@ void pn_pgacct_free(struct pn_pgacct *a)
 	for (size_t i = 0; i < a->capchunks; i++)
 		free(a->chunks[i].pages); /* posix_memalign'd */
 	free(a->chunks);
+	free(a->dir);
 	free(a->xpids);
 	free(a->cpids);
 	free(a->comms);
