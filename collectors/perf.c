@@ -81,7 +81,6 @@ static const struct pn_opt perf_opts[] = {
 	{ NULL },
 };
 
-
 /* ---- where it can run ---- */
 
 static int perf_supported(const struct pn_env *env, char *why, size_t whylen)

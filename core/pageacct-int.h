@@ -89,7 +89,7 @@ struct pn_pgacct {
 	int64_t *node_alloc, *node_free; /* per node id + 1 (0: unknown), this phase */
 	int64_t unknown_pages, events, failed_allocs, bad_events;
 	struct pn_pgacct_totals tot;
-	struct chunk *chunks;		      /* open addressing by id */
+	struct chunk *chunks; /* open addressing by id */
 	size_t nchunks, capchunks;
 	uint32_t live_ord[2 * MAX_ORDER_SEEN + 1]; /* live entries per order */
 	struct chunk *last_chunk;

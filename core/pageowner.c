@@ -177,8 +177,7 @@ int64_t pn_pgowner_feed(struct pn_pgowner *o, const char *rec, size_t len)
 
 /* Feed every blank-line separated record in buf[0..len); returns the bytes
  * consumed (an unfinished record stays) and the last pfn in *last. */
-static size_t feed_all(struct pn_pgowner *o, const char *buf, size_t len, bool final,
-		       int64_t *last)
+static size_t feed_all(struct pn_pgowner *o, const char *buf, size_t len, bool final, int64_t *last)
 {
 	size_t off = 0;
 

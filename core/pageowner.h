@@ -6,9 +6,9 @@
  *
  * A page_owner record (mm/page_owner.c print_page_owner(), 6.x):
  *
- *   Page allocated via order 0, mask 0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), pid 812, tgid 812 (dd), ts 1183218542 ns
- *   PFN 0x10d4d8 type Movable Block 2154 type Movable Flags 0x17ffffc0020838(uptodate|...)
- *    post_alloc_hook+0x9c/0xc0
+ *   Page allocated via order 0, mask 0x140cca(GFP_HIGHUSER_MOVABLE|__GFP_COMP), pid 812, tgid 812
+ * (dd), ts 1183218542 ns PFN 0x10d4d8 type Movable Block 2154 type Movable Flags
+ * 0x17ffffc0020838(uptodate|...) post_alloc_hook+0x9c/0xc0
  *    ...
  *   (optional "Page has been migrated, ..." and "Charged to memcg ..." lines)
  *   <blank line>

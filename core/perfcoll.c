@@ -69,8 +69,7 @@ uint64_t pn_perfcoll_lost(struct perfcoll *p, uint64_t *ring_lost, cJSON *detail
 }
 
 /* Why the events cannot clear the nodes: "57 events lost on CPU 1". */
-void pn_perfcoll_reasons(struct perfcoll *p, const uint64_t *ring_lost,
-			 struct pn_event_report *rep)
+void pn_perfcoll_reasons(struct perfcoll *p, const uint64_t *ring_lost, struct pn_event_report *rep)
 {
 	cJSON *arr = cJSON_AddArrayToObject(rep->details, "inconclusive_reasons");
 	const cJSON *unknown = cJSON_GetObjectItem(rep->details, "unknown_node_pages");

@@ -49,7 +49,7 @@ struct pn_perfring {
 	size_t nev, nrings;
 	struct perf_evsel **ev;
 	struct perf_mmap **maps;
-	struct pn_ringview *views;		/* per ring */
+	struct pn_ringview *views;	   /* per ring */
 	struct perf_event_mmap_page **ctl; /* per ring: head, tail */
 };
 

@@ -368,6 +368,25 @@ static void ratio_line(struct res rs[M_N][MAXR], int rounds, int x, int m)
 		       mode_name[x], mode_name[m], pn_median(r, n), lo, hi, n);
 }
 
+/* Mode x's slowdown against base round by round: median, min..max. */
+static void slowdown_line(struct res rs[M_N][MAXR], int rounds, int x)
+{
+	double r[MAXR], lo = 1e300, hi = -1e300;
+	size_t n = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		if (rs[M_BASE][i].pages_s <= 0)
+			continue;
+		r[n] = 100.0 * (rs[M_BASE][i].pages_s - rs[x][i].pages_s) / rs[M_BASE][i].pages_s;
+		lo = r[n] < lo ? r[n] : lo;
+		hi = r[n] > hi ? r[n] : hi;
+		n++;
+	}
+	if (n)
+		printf("  %s slowdown per round: median %.1f%%, min %.1f%%, max %.1f%%\n",
+		       mode_name[x], pn_median(r, n), lo, hi);
+}
+
 static void report(struct res rs[M_N][MAXR], int rounds)
 {
 	double base = med(rs[M_BASE], (size_t)rounds, offsetof(struct res, pages_s));
@@ -400,6 +419,9 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 		ratio_line(rs, rounds, M_COUNT, m);
 		ratio_line(rs, rounds, M_COLL, m);
 	}
+	for (int m = M_COLL; m < M_N; m++)
+		if (modes & (1u << m))
+			slowdown_line(rs, rounds, m);
 	printf("medians of %d interleaved rounds\n", rounds);
 }
 

@@ -70,10 +70,9 @@ static void test_grouped(void **state)
 	assert_string_equal(num_str(s0, "first_comm"), "a (weird) name");
 	assert_int_equal(num(s0, "first_pid"), 900);
 	assert_string_equal(num_str(s0, "first_pfn"), "0x48004");
-	assert_string_equal(
-		cJSON_GetStringValue(cJSON_GetArrayItem(
-			cJSON_GetObjectItemCaseSensitive(s0, "stack"), 5)),
-		"__kmalloc_noprof+0x2d6/0x3e0");
+	assert_string_equal(cJSON_GetStringValue(cJSON_GetArrayItem(
+				    cJSON_GetObjectItemCaseSensitive(s0, "stack"), 5)),
+			    "__kmalloc_noprof+0x2d6/0x3e0");
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s0, "stack")), 6);
 	assert_non_null(strstr(num_str(j, "source"), "page_owner"));
 	cJSON_Delete(j);
