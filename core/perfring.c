@@ -96,13 +96,13 @@ static void fill_attr(struct perf_event_attr *a, uint64_t id, const struct pn_pe
  * in the middle of the run.  One madvise where the kernel has
  * MADV_POPULATE_READ (5.14), else a read of every page.
  */
-static void prefault(const unsigned char *data, uint64_t size)
+static void prefault(unsigned char *data, uint64_t size)
 {
 	uint64_t page = (uint64_t)getpagesize();
 	volatile unsigned char sink = 0;
 
 #ifdef MADV_POPULATE_READ
-	if (!madvise((void *)(uintptr_t)data, size, MADV_POPULATE_READ))
+	if (!madvise(data, size, MADV_POPULATE_READ))
 		return;
 #endif
 	for (uint64_t off = 0; off < size; off += page)
@@ -142,7 +142,7 @@ static int map_rings(struct pn_perfring *pr, size_t pages)
 		pr->views[i].size = size;
 		pr->views[i].tail = __atomic_load_n(&pc->data_tail, __ATOMIC_ACQUIRE);
 		pr->views[i].bounce = pn_xmalloc(PN_PERFREC_MAX);
-		prefault(pr->views[i].data, size);
+		prefault((unsigned char *)pc + page, size);
 	}
 	return 0;
 }

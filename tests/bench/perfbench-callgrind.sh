@@ -31,5 +31,5 @@ for m in $modes; do
 		ir=$((ir + ${n:-0}))
 	done
 	awk -v m="$m" -v h="$handled" -v ir="$ir" \
-		'BEGIN { printf "%-11s %10d %14d %10.1f\n", m, h, ir, h ? ir / h : 0 }'
+		'BEGIN { printf "%-11s %10.0f %14.0f %10.1f\n", m, h, ir, h ? ir / h : 0 }'
 done
