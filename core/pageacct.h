@@ -6,7 +6,7 @@
  * process, the first examples, and which of its general pages were freed
  * again within the phase.
  *
- * Events arrive in time order (struct pn_perford) as struct pn_pgev, already
+ * Events arrive in time order (pn_perfmerge()) as struct pn_pgev, already
  * decoded and with the node of their pfn.  The accounting is single
  * threaded: the caller serialises apply() with the phase calls.
  *
