@@ -43,10 +43,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "collector.h"
 #include "pageacct.h"
+#include "pageowner.h"
+#include "perfcoll-int.h"
 #include "perfring.h"
 #include "pfnnode.h"
 #include "pgdecode.h"
@@ -70,32 +74,11 @@ static const struct pn_opt perf_opts[] = {
 	  filter_choices },
 	{ "series_events", PN_OPT_BOOL, "true",
 	  "also mm_private_alloc/mm_private_skip where the kernel has them" },
+	{ "page_owner", PN_OPT_INT, "8",
+	  "top N allocation stacks per tracked node from page_owner where the kernel has it "
+	  "on (page_owner=on); 0: off",
+	  NULL, 0, 1000 },
 	{ NULL },
-};
-
-struct perfcoll {
-	char tracefs[4096];
-	struct pn_pgdec dec;
-	struct pn_pfnnode map;
-	uint64_t refresh_ns, last_refresh_ns, last_miss_ns;
-	struct pn_nodeset nodes;
-	struct pn_pgacct *acct;
-	struct pn_perford ord;
-	struct pn_perfring *ring;
-	size_t nrings;
-	pthread_t thr;
-	bool thr_started;
-	int stop; /* __atomic: close() asks the reader to end */
-	pthread_mutex_t lock;
-	uint64_t *lost_rec; /* per ring: PERF_RECORD_LOST totals */
-	uint64_t lost_samples, malformed, unknown_tp, events;
-	uint64_t lost_begin;	   /* lost in all at phase begin */
-	uint64_t *lost_begin_ring; /* and per ring */
-	int64_t used_begin[PN_MAX_NODES];
-	struct cJSON *params_obj; /* defaults when the runner gave none */
-	bool use_filter;
-	char filter[4096]; /* the kernel-side filter in force, "" = none */
-	int64_t *row_cache;
 };
 
 /* ---- where it can run ---- */
@@ -136,6 +119,8 @@ static int map_refresh(struct perfcoll *p)
 	char f[sizeof(p->filter)];
 	int ret = pn_pfnnode_refresh(&p->map);
 
+	if (ret > 0)
+		p->hit = (struct pn_pfnrange){ 0 }; /* the ranges moved */
 	if (ret <= 0 || !p->use_filter || !p->ring)
 		return ret;
 	if (pn_pfnnode_filter(&p->map, &p->nodes, "pfn", f, sizeof(f)) < 0)
@@ -149,53 +134,94 @@ static int map_refresh(struct perfcoll *p)
 	return ret;
 }
 
+/* Node of pfn: the range of the last lookup first (a workload's pages come
+ * from few ranges), then the map; a miss may be a block hot-added since the
+ * last reload (reloaded at most every 100 ms). */
 static int node_of(struct perfcoll *p, uint64_t pfn)
 {
-	int node = pn_pfnnode_lookup(&p->map, pfn);
+	const struct pn_pfnrange *r;
 
-	if (node == PN_PFNNODE_UNKNOWN) {
-		/* a block hot-added since the last reload?  (at most every 100 ms) */
+	if (pfn - p->hit.start_pfn < p->hit.end_pfn - p->hit.start_pfn)
+		return p->hit.node;
+	r = pn_pfnnode_find(&p->map, pfn);
+	if (!r) {
 		uint64_t now = pn_now_ns();
 
 		if (now - p->last_miss_ns > 100000000ULL) {
 			p->last_miss_ns = now;
 			if (map_refresh(p) > 0)
-				node = pn_pfnnode_lookup(&p->map, pfn);
+				r = pn_pfnnode_find(&p->map, pfn);
 		}
 	}
-	return node;
+	if (!r)
+		return PN_PFNNODE_UNKNOWN;
+	p->hit = *r;
+	return r->node;
 }
 
-static void decode_sample(struct perfcoll *p, size_t ring, const struct pn_perfrec *r)
+/*
+ * Events that need their time order (tracked nodes' pages, forks) pass a
+ * short pipeline: the page's state starts loading when the event is decoded
+ * and is used PN_PERFCOLL_PIPE events later (a tracked node's state is far
+ * larger than the caches).  pipe_put() returns the slot to fill.
+ */
+static struct pn_pgev *pipe_put(struct perfcoll *p)
 {
-	struct pn_pgev ev = { .time_ns = r->time_ns, .pid = r->pid, .cpu = r->cpu };
-	int ret = pn_pgdec_decode(&p->dec, r->raw, r->raw_size, &ev);
-	bool page = ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE;
+	struct pn_pgev *e;
+
+	if (p->pipe_n < PN_PERFCOLL_PIPE)
+		return &p->pipe[(p->pipe_head + p->pipe_n++) % PN_PERFCOLL_PIPE];
+	e = &p->pipe[p->pipe_head];
+	pn_pgacct_apply(p->acct, e);
+	p->pipe_head = (p->pipe_head + 1) % PN_PERFCOLL_PIPE;
+	return e;
+}
+
+static void pipe_flush(struct perfcoll *p)
+{
+	for (; p->pipe_n; p->pipe_n--) {
+		pn_pgacct_apply(p->acct, &p->pipe[p->pipe_head]);
+		p->pipe_head = (p->pipe_head + 1) % PN_PERFCOLL_PIPE;
+	}
+}
+
+static void decode_sample(struct perfcoll *p, const struct pn_perfrec *r)
+{
+	struct pn_pgev ev;
+	int ret = pn_pgdec_page(&p->dec, r->raw, r->raw_size, &ev);
+	bool page;
 
 	if (ret) {
 		/* truncated: counted, never read past its end */
 		(*(ret == -ENOENT ? &p->unknown_tp : &p->malformed))++;
 		return;
 	}
+	p->events++;
+	page = ev.kind == PN_PGEV_ALLOC || ev.kind == PN_PGEV_FREE;
 	if (page && ev.pfn != UINT64_MAX)
 		ev.node = node_of(p, ev.pfn);
 	if (page && !pn_pgacct_tracked(p->acct, ev.node)) {
-		pn_pgacct_apply(p->acct, &ev); /* only per-node totals: any order */
-	} else {
-		*(struct pn_pgev *)pn_perford_push(&p->ord, ring) = ev;
-		if (page)
-			pn_pgacct_prefetch(p->acct, ev.node, ev.pfn);
+		/* only per-node totals, in any order: pfn and order suffice */
+		pn_pgacct_count(p->acct, &ev);
+		return;
 	}
-	p->events++;
+	pn_pgdec_rest(&p->dec, r->raw, &ev);
+	ev.time_ns = r->time_ns;
+	ev.pid = r->pid;
+	ev.cpu = r->cpu;
+	*pipe_put(p) = ev;
+	if (page)
+		pn_pgacct_prefetch(p->acct, ev.node, ev.pfn);
 }
 
+/* Records arrive in time order (pn_perfmerge). */
 static int on_record(void *arg, size_t ring, const struct pn_perfrec *r)
 {
 	struct perfcoll *p = arg;
 	struct pn_pgev *e;
 
 	switch (r->type) {
-	case PERF_RECORD_SAMPLE: decode_sample(p, ring, r); break;
+	case PERF_RECORD_SAMPLE: decode_sample(p, r); break;
 	case PERF_RECORD_LOST: p->lost_rec[ring] += r->lost; break;
 	case PERF_RECORD_LOST_SAMPLES: p->lost_samples += r->lost; break;
 	case PERF_RECORD_COMM:
@@ -205,7 +231,7 @@ static int on_record(void *arg, size_t ring, const struct pn_perfrec *r)
 	case PERF_RECORD_FORK:
 		if (r->pid == r->ppid)
 			break; /* a thread */
-		e = pn_perford_push(&p->ord, ring);
+		e = pipe_put(p);
 		memset(e, 0, sizeof(*e));
 		e->time_ns = r->time_ns;
 		e->kind = PN_PGEV_FORK;
@@ -218,29 +244,24 @@ static int on_record(void *arg, size_t ring, const struct pn_perfrec *r)
 	return 0;
 }
 
-static void apply_one(void *arg, const void *item)
-{
-	struct perfcoll *p = arg;
-
-	pn_pgacct_apply(p->acct, item);
-}
-
 /*
  * Read every ring and account everything stamped before the read began, or,
  * at a phase boundary (sync), everything read.  The cut-off keeps the merge
- * in time order while other CPUs may still be writing; at a boundary the
- * phase's processes have reported that they are done (or not yet begun), so
- * every record of theirs is in what was read, and a record stamped at or a
- * little after t0 (the perf clock and clock_gettime() read the clocksource
- * at different moments; on a coarse one they tie) must not be left pending
- * for the next phase.  Seen in a TCG guest: the last of 4096 pages missing.
+ * in time order while other CPUs may still be writing (what is newer stays
+ * in its ring for the next round); at a boundary the phase's processes have
+ * reported that they are done (or not yet begun), so every record of theirs
+ * is in what was read, and a record stamped at or a little after t0 (the
+ * perf clock and clock_gettime() read the clocksource at different moments;
+ * on a coarse one they tie) must not be left pending for the next phase.
+ * Seen in a TCG guest: the last of 4096 pages missing.
+ * Not static-inline: tests/bench/perfbench-callgrind.sh counts from here.
  */
-static void drain(struct perfcoll *p, bool sync)
+__attribute__((noinline)) static void drain(struct perfcoll *p, bool sync)
 {
 	uint64_t t0 = pn_now_ns();
 
-	(void)pn_perfring_read(p->ring, on_record, p);
-	pn_perford_flush(&p->ord, sync ? UINT64_MAX : t0, apply_one, p);
+	(void)pn_perfring_read(p->ring, sync ? UINT64_MAX : t0, on_record, p, &p->merge);
+	pipe_flush(p);
 	if (t0 - p->last_refresh_ns >= p->refresh_ns) {
 		p->last_refresh_ns = t0;
 		(void)map_refresh(p);
@@ -260,123 +281,22 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* ---- lost data ---- */
-
-/*
- * Lost samples so far, per ring (CPU) in ring_lost[] if given, and in all:
- * per CPU the larger of the two sources (PERF_RECORD_LOST is written only
- * once a later record fits; PERF_FORMAT_LOST, per event, is immediate).
- * details gets both sources, per CPU and per event.
- */
-static uint64_t lost_total(struct perfcoll *p, uint64_t *ring_lost, cJSON *details)
-{
-	cJSON *pc = details ? cJSON_CreateArray() : NULL,
-	      *pe = details ? cJSON_CreateObject() : NULL;
-	uint64_t total = p->lost_samples;
-
-	for (size_t i = 0; pe && i < PN_TP_N; i++)
-		if (p->dec.td[i].present)
-			cJSON_AddArrayToObject(pe, pn_pgdec_names[i]);
-	for (size_t r = 0; r < p->nrings; r++) {
-		uint64_t fmt = 0;
-
-		for (size_t ev = 0, i = 0; i < PN_TP_N; i++) {
-			uint64_t count, lost = 0, id;
-
-			if (!p->dec.td[i].present)
-				continue;
-			if (!pn_perfring_counts(p->ring, ev++, r, &count, &lost, &id))
-				fmt += lost;
-			if (pe)
-				cJSON_AddItemToArray(cJSON_GetObjectItem(pe, pn_pgdec_names[i]),
-						     cJSON_CreateNumber((double)lost));
-		}
-		if (pc) {
-			cJSON *o = cJSON_CreateObject();
-
-			cJSON_AddNumberToObject(o, "cpu", pn_perfring_ring_cpu(p->ring, r));
-			cJSON_AddNumberToObject(o, "lost_records", (double)p->lost_rec[r]);
-			cJSON_AddNumberToObject(o, "format_lost", (double)fmt);
-			cJSON_AddItemToArray(pc, o);
-		}
-		fmt = fmt > p->lost_rec[r] ? fmt : p->lost_rec[r];
-		if (ring_lost)
-			ring_lost[r] = fmt;
-		total += fmt;
-	}
-	if (details) {
-		cJSON *o = cJSON_AddObjectToObject(details, "lost");
-
-		cJSON_AddNumberToObject(o, "lost_samples_records", (double)p->lost_samples);
-		cJSON_AddItemToObject(o, "per_cpu", pc);
-		cJSON_AddItemToObject(o, "per_event_per_cpu", pe);
-	}
-	return total;
-}
-
-/* Why the events cannot clear the nodes: "57 events lost on CPU 1". */
-static void inconclusive_reasons(struct perfcoll *p, const uint64_t *ring_lost,
-				 struct pn_event_report *rep)
-{
-	cJSON *arr = cJSON_AddArrayToObject(rep->details, "inconclusive_reasons");
-	const cJSON *unknown = cJSON_GetObjectItem(rep->details, "unknown_node_pages");
-	char why[128];
-
-	for (size_t r = 0; r < p->nrings; r++) {
-		uint64_t d = ring_lost[r] - p->lost_begin_ring[r];
-
-		if (!d)
-			continue;
-		snprintf(why, sizeof(why), "%llu events lost on CPU %d", (unsigned long long)d,
-			 pn_perfring_ring_cpu(p->ring, r));
-		cJSON_AddItemToArray(arr, cJSON_CreateString(why));
-	}
-	if (cJSON_GetNumberValue(unknown) > 0) {
-		snprintf(why, sizeof(why), "%.0f pages in no known memory block",
-			 cJSON_GetNumberValue(unknown));
-		cJSON_AddItemToArray(arr, cJSON_CreateString(why));
-	}
-}
-
-/* ---- counters beside the events ---- */
-
-static void used_snapshot(const struct perfcoll *p, int64_t *used)
-{
-	struct pn_nodemem m;
-	int node;
-
-	(void)pn_stat_refresh(); /* exact node counters where we may (root) */
-	pn_nodeset_for_each (node, &p->nodes)
-		used[node] = pn_nodemem_read(node, &m) ? INT64_MIN : m.used;
-}
-
-/* Event net pages against the node's MemUsed delta, each with its source. */
-static void reconcile(struct perfcoll *p, const struct pn_event_report *rep)
-{
-	static int64_t used_end[PN_MAX_NODES];
-	cJSON *arr = cJSON_GetObjectItemCaseSensitive(rep->details, "private_nodes");
-	int64_t page = (int64_t)p->map.page_bytes;
-	cJSON *o;
-	size_t i = 0;
-
-	used_snapshot(p, used_end);
-	cJSON_ArrayForEach (o, arr) {
-		const struct pn_event_node *n = &rep->nodes[i++];
-		cJSON *r = cJSON_AddObjectToObject(o, "counters");
-		int64_t d;
-
-		if (used_end[n->node] == INT64_MIN || p->used_begin[n->node] == INT64_MIN)
-			continue;
-		d = (used_end[n->node] - p->used_begin[n->node]) / page;
-		cJSON_AddStringToObject(r, "source", "nodeN/meminfo MemUsed (after stat_refresh)");
-		cJSON_AddNumberToObject(r, "used_delta_pages", (double)d);
-		cJSON_AddNumberToObject(r, "event_net_pages", (double)n->net_pages);
-		/* pages on per-CPU lists are used for the counters, free for the events */
-		cJSON_AddNumberToObject(r, "event_minus_counter_pages", (double)(n->net_pages - d));
-	}
-}
-
 /* ---- collector ops ---- */
+
+/* page_owner lives in debugfs, which is not mounted everywhere (it is not
+ * here): mount it on the live system when /sys/kernel/debug is no mount
+ * point of its own (then it is on sysfs's device).  Failing is fine: the
+ * page_owner details then say why they are skipped. */
+static void debugfs_mount(void)
+{
+	struct stat d, k;
+
+	if (*pn_sysroot() || pn_exists(PN_PGOWNER_PATH))
+		return;
+	if (stat("/sys/kernel/debug", &d) || stat("/sys/kernel", &k) || d.st_dev != k.st_dev)
+		return;
+	(void)mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+}
 
 static int resolve_params(struct pn_coll *c, struct perfcoll *p)
 {
@@ -436,7 +356,6 @@ static int open_rings(struct pn_coll *c, struct perfcoll *p)
 	p->nrings = pn_perfring_nrings(p->ring);
 	p->lost_rec = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_rec));
 	p->lost_begin_ring = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*p->lost_begin_ring));
-	pn_perford_init(&p->ord, p->nrings, sizeof(struct pn_pgev));
 	p->use_filter = !strcmp(pn_param_str(&c->params, "filter"), "auto");
 	if (p->use_filter &&
 	    pn_pfnnode_filter(&p->map, &p->nodes, "pfn", p->filter, sizeof(p->filter)) > 0 &&
@@ -472,6 +391,9 @@ static int perf_open(struct pn_coll *c)
 		ret = pn_pgacct_new(&p->acct, &ac);
 	}
 	p->refresh_ns = pn_param_duration_ms(&c->params, "pfnmap_refresh") * 1000000ULL;
+	p->owner_top = (int)pn_param_int(&c->params, "page_owner");
+	if (!ret && p->owner_top)
+		debugfs_mount();
 	if (!ret)
 		ret = open_rings(c, p);
 	if (!ret) {
@@ -510,8 +432,8 @@ static int perf_phase_begin(struct pn_coll *c, const struct pn_phase_ctx *ctx)
 	pthread_mutex_lock(&p->lock);
 	drain(p, true); /* what came before belongs to no phase */
 	pn_pgacct_phase_begin(p->acct, ctx);
-	p->lost_begin = lost_total(p, p->lost_begin_ring, NULL);
-	used_snapshot(p, p->used_begin);
+	p->lost_begin = pn_perfcoll_lost(p, p->lost_begin_ring, NULL);
+	pn_perfcoll_used(p, p->used_begin);
 	pthread_mutex_unlock(&p->lock);
 	return 0;
 }
@@ -524,23 +446,24 @@ static int perf_phase_end(struct pn_coll *c, const struct pn_phase_ctx *ctx,
 	uint64_t total, *ring_lost = pn_xcalloc(p->nrings ? p->nrings : 1, sizeof(*ring_lost));
 	int ret;
 
-	(void)ctx;
 	pthread_mutex_lock(&p->lock);
 	drain(p, true);
-	total = lost_total(p, ring_lost, lost);
+	total = pn_perfcoll_lost(p, ring_lost, lost);
 	ret = pn_pgacct_phase_end(p->acct, (int64_t)(total - p->lost_begin), rep);
 	if (!ret) {
 		cJSON *l = cJSON_DetachItemFromObject(lost, "lost");
 
 		cJSON_AddNumberToObject(l, "phase_lost", (double)(total - p->lost_begin));
 		cJSON_AddNumberToObject(l, "malformed_records", (double)p->malformed);
-		cJSON_AddNumberToObject(l, "out_of_order", (double)p->ord.out_of_order);
+		cJSON_AddNumberToObject(l, "out_of_order", (double)p->merge.out_of_order);
 		cJSON_AddItemToObject(rep->details, "lost", l);
 		cJSON_AddNumberToObject(rep->details, "pfnmap_generation", p->map.generation);
 		/* with a filter, per_node totals of untracked nodes are not complete */
 		cJSON_AddStringToObject(rep->details, "kernel_filter", p->filter);
-		inconclusive_reasons(p, ring_lost, rep);
-		reconcile(p, rep);
+		pn_perfcoll_reasons(p, ring_lost, rep);
+		pn_perfcoll_reconcile(p, rep);
+		if (p->owner_top)
+			pn_perfcoll_page_owner(p, ctx, rep);
 	}
 	pthread_mutex_unlock(&p->lock);
 	cJSON_Delete(lost);
@@ -556,7 +479,7 @@ static int perf_sample(struct pn_coll *c, int64_t *row)
 	pthread_mutex_lock(&p->lock);
 	pn_pgacct_totals(p->acct, &t);
 	row[0] = t.events;
-	row[1] = (int64_t)lost_total(p, NULL, NULL);
+	row[1] = (int64_t)pn_perfcoll_lost(p, NULL, NULL);
 	row[2] = t.alloc_pages;
 	row[3] = t.free_pages;
 	row[4] = t.unknown_node_pages;
@@ -579,7 +502,6 @@ static void perf_close(struct pn_coll *c)
 		pn_perfring_close(p->ring);
 	}
 	pn_pgacct_free(p->acct);
-	pn_perford_free(&p->ord);
 	pn_pgdec_free(&p->dec);
 	pn_pfnnode_free(&p->map);
 	free(p->lost_rec);

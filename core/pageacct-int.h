@@ -43,6 +43,8 @@ struct pnode {
 	size_t last_kind, last_pid; /* consecutive events mostly repeat both */
 	struct kind *kinds;
 	struct pidacct *pids;
+	uint32_t *pidx; /* open addressing over pids[]: index + 1, 0 empty */
+	size_t capidx;
 	struct reason *reasons;
 	struct pn_pgev *ex;
 };
@@ -64,6 +66,10 @@ struct live {
 	uint8_t order, cls;
 };
 
+/* Chunks of the first DIR_IDS GiB of physical addresses (4 TiB) are found by
+ * a direct index; the hash holds every chunk (and owns its pages). */
+#define DIR_IDS 4096
+
 struct chunk {
 	uint64_t id; /* pfn >> CHUNK_SHIFT, + 1 (0 = empty slot) */
 	struct live *pages;
@@ -83,9 +89,11 @@ struct pn_pgacct {
 	int64_t *node_alloc, *node_free; /* per node id + 1 (0: unknown), this phase */
 	int64_t unknown_pages, events, failed_allocs, bad_events;
 	struct pn_pgacct_totals tot;
-	struct chunk *chunks;		      /* open addressing by id */
-	size_t nchunks, capchunks, live_high; /* live_high: live entries of order > 0 */
+	struct chunk *chunks; /* open addressing by id */
+	size_t nchunks, capchunks;
+	uint32_t live_ord[2 * MAX_ORDER_SEEN + 1]; /* live entries per order */
 	struct chunk *last_chunk;
+	struct live **dir; /* chunk id (pfn >> CHUNK_SHIFT) < DIR_IDS -> its pages */
 	uint32_t seq;
 	bool in_phase;
 	size_t nxp, capxp;

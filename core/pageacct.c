@@ -77,14 +77,44 @@ void pn_pgacct_comm(struct pn_pgacct *a, uint32_t pid, const char *comm)
 	set_comm(a->comms[a->ncomm++].name, comm);
 }
 
+static size_t pid_hash(uint32_t pid, size_t cap)
+{
+	return (size_t)((pid * 0x9e3779b1u) >> 7) & (cap - 1);
+}
+
+/* (Re)build the index of n->pids at twice the entries' count, at least. */
+static void pidx_build(struct pnode *n)
+{
+	size_t cap = n->capidx ? n->capidx : 64;
+
+	while (cap < (n->npids + 1) * 2)
+		cap *= 2;
+	free(n->pidx);
+	n->pidx = pn_xcalloc(cap, sizeof(*n->pidx));
+	n->capidx = cap;
+	for (size_t i = 0; i < n->npids; i++) {
+		size_t h = pid_hash(n->pids[i].pid, cap);
+
+		while (n->pidx[h])
+			h = (h + 1) & (cap - 1);
+		n->pidx[h] = (uint32_t)i + 1;
+	}
+}
+
+/* The entry of pid (a node sees every process that allocates on it: a
+ * machine's worth when it is ordinary memory, so not a linear search). */
 static struct pidacct *pid_slot(struct pn_pgacct *a, struct pnode *n, uint32_t pid)
 {
+	size_t h;
+
 	if (n->last_pid < n->npids && n->pids[n->last_pid].pid == pid)
 		return &n->pids[n->last_pid];
-	for (size_t i = 0; i < n->npids; i++) {
-		if (n->pids[i].pid == pid) {
-			n->last_pid = i;
-			return &n->pids[i];
+	if ((n->npids + 1) * 2 > n->capidx)
+		pidx_build(n);
+	for (h = pid_hash(pid, n->capidx); n->pidx[h]; h = (h + 1) & (n->capidx - 1)) {
+		if (n->pids[n->pidx[h] - 1].pid == pid) {
+			n->last_pid = n->pidx[h] - 1;
+			return &n->pids[n->last_pid];
 		}
 	}
 	(void)pn_pgacct_comm_of(a, pid); /* first sight: while the process still exists */
@@ -92,6 +122,7 @@ static struct pidacct *pid_slot(struct pn_pgacct *a, struct pnode *n, uint32_t p
 	n->pids = grow(n->pids, n->npids, &n->cappids, sizeof(*n->pids));
 	memset(&n->pids[n->npids], 0, sizeof(n->pids[0]));
 	n->pids[n->npids].pid = pid;
+	n->pidx[h] = (uint32_t)n->npids + 1;
 	return &n->pids[n->npids++];
 }
 
@@ -163,12 +194,27 @@ static struct chunk *chunk_add(struct pn_pgacct *a, uint64_t id)
  * create is false. */
 static struct live *live_slot(struct pn_pgacct *a, uint64_t pfn, bool create)
 {
-	uint64_t id = (pfn >> CHUNK_SHIFT) + 1;
-	struct chunk *c = chunk_find(a, id);
+	uint64_t id = pfn >> CHUNK_SHIFT;
+	struct live *pages;
+	struct chunk *c;
 
+	if (id < DIR_IDS && a->dir) {
+		pages = a->dir[id];
+		if (pages || !create)
+			return pages ? &pages[pfn & (CHUNK_PAGES - 1)] : NULL;
+	}
+	c = chunk_find(a, id + 1);
 	if (!c && create)
-		c = chunk_add(a, id);
-	return c ? &c->pages[pfn & (CHUNK_PAGES - 1)] : NULL;
+		c = chunk_add(a, id + 1);
+	if (!c)
+		return NULL;
+	if (id < DIR_IDS) {
+		if (!a->dir)
+			a->dir = pn_xcalloc(DIR_IDS,
+					    sizeof(*a->dir)); // NOLINT(bugprone-sizeof-expression)
+		a->dir[id] = c->pages;
+	}
+	return &c->pages[pfn & (CHUNK_PAGES - 1)];
 }
 
 /* A block's second slot is in the same chunk (blocks of the buddy allocator
@@ -263,11 +309,11 @@ static void private_alloc(struct pn_pgacct *a, struct pnode *n, const struct pn_
 		p->explicit_pages += pages;
 	else
 		p->general_pages += pages;
-	a->live_high += e->order > 0;
+	a->live_ord[e->order]++;
 	if (l->cls == CLS_EXPLICIT || l->cls == CLS_GENERAL) {
 		/* its free was not seen (lost, or a path without the event) */
 		n->live_realloc_events++;
-		a->live_high -= l->order > 0;
+		a->live_ord[l->order]--;
 	}
 	*l = nl;
 	if (e->order > 0 && has_tail(e->pfn))
@@ -294,7 +340,7 @@ static void account_free(struct pn_pgacct *a, struct pnode *n, struct live *l, u
 			return;
 		t->cls = 0;
 	}
-	a->live_high -= l->order > 0;
+	a->live_ord[l->order]--;
 	l->cls = 0;
 }
 
@@ -305,7 +351,9 @@ static void private_free(struct pn_pgacct *a, struct pnode *n, const struct pn_p
 	struct live *l = live_find(a, head);
 
 	/* a split higher-order page is freed piece by piece: find its head */
-	for (unsigned o = e->order + 1; !l && a->live_high && o < MAX_ORDER_SEEN; o++) {
+	for (unsigned o = e->order + 1; !l && o < MAX_ORDER_SEEN; o++) {
+		if (!a->live_ord[o])
+			continue; /* no live block of that order to be part of */
 		head = e->pfn & ~((1ULL << o) - 1);
 		l = live_find(a, head);
 		if (l && l->order < o)
@@ -345,47 +393,61 @@ static void series_event(struct pn_pgacct *a, const struct pn_pgev *e)
 		n->series_alloc_pages += 1LL << e->order;
 }
 
-void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e)
+int64_t pn_pgacct_count(struct pn_pgacct *a, const struct pn_pgev *e)
 {
 	int64_t pages = 1LL << (e->order < 31 ? e->order : 31);
 	size_t idx = e->node >= 0 && e->node < PN_MAX_NODES ? (size_t)e->node + 1 : 0;
-	struct pnode *n;
 
 	a->events++;
 	a->tot.events++;
 	if (e->order > 2 * MAX_ORDER_SEEN) { /* no allocator hands out such blocks */
 		a->bad_events++;
-		return;
+		return 0;
 	}
-	switch (e->kind) {
-	case PN_PGEV_ALLOC:
-		if (e->pfn == UINT64_MAX) { /* the allocation failed */
-			a->failed_allocs++;
-			return;
-		}
-		a->node_alloc[idx] += pages;
-		a->tot.alloc_pages += pages;
-		if (!idx) {
-			a->unknown_pages += pages;
-			a->tot.unknown_node_pages += pages;
-		}
-		n = pnode_of(a, e->node);
-		if (n)
-			private_alloc(a, n, e, pages);
-		return;
-	case PN_PGEV_FREE:
+	if (e->kind == PN_PGEV_FREE) {
 		a->node_free[idx] += pages;
 		a->tot.free_pages += pages;
-		n = pnode_of(a, e->node);
-		if (n)
+		return pages;
+	}
+	if (e->pfn == UINT64_MAX) { /* the allocation failed */
+		a->failed_allocs++;
+		return 0;
+	}
+	a->node_alloc[idx] += pages;
+	a->tot.alloc_pages += pages;
+	if (!idx) {
+		a->unknown_pages += pages;
+		a->tot.unknown_node_pages += pages;
+	}
+	return pages;
+}
+
+void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e)
+{
+	struct pnode *n;
+	int64_t pages;
+
+	if (e->kind == PN_PGEV_ALLOC || e->kind == PN_PGEV_FREE) {
+		pages = pn_pgacct_count(a, e);
+		n = pages ? pnode_of(a, e->node) : NULL;
+		if (n && e->kind == PN_PGEV_ALLOC)
+			private_alloc(a, n, e, pages);
+		else if (n)
 			private_free(a, n, e, pages);
 		return;
-	case PN_PGEV_FORK:
+	}
+	a->events++;
+	a->tot.events++;
+	if (e->order > 2 * MAX_ORDER_SEEN) {
+		a->bad_events++;
+		return;
+	}
+	if (e->kind == PN_PGEV_FORK) {
 		if (pn_pgacct_is_xpid(a, (uint32_t)e->pfn))
 			add_xpid(a, e->pid);
 		return;
-	default: series_event(a, e); return;
 	}
+	series_event(a, e);
 }
 
 /* ---- life cycle ---- */
@@ -421,6 +483,7 @@ static void pnode_reset(struct pnode *n)
 
 	free(n->kinds);
 	free(n->pids);
+	free(n->pidx);
 	free(n->reasons);
 	memset(n, 0, sizeof(*n));
 	n->node = keep.node;
@@ -443,6 +506,7 @@ void pn_pgacct_free(struct pn_pgacct *a)
 	for (size_t i = 0; i < a->capchunks; i++)
 		free(a->chunks[i].pages); /* posix_memalign'd */
 	free(a->chunks);
+	free(a->dir);
 	free(a->xpids);
 	free(a->cpids);
 	free(a->comms);

@@ -6,7 +6,7 @@
  * process, the first examples, and which of its general pages were freed
  * again within the phase.
  *
- * Events arrive in time order (struct pn_perford) as struct pn_pgev, already
+ * Events arrive in time order (pn_perfmerge()) as struct pn_pgev, already
  * decoded and with the node of their pfn.  The accounting is single
  * threaded: the caller serialises apply() with the phase calls.
  *
@@ -59,6 +59,11 @@ void pn_pgacct_free(struct pn_pgacct *a);
 
 /* One event (hot path). */
 void pn_pgacct_apply(struct pn_pgacct *a, const struct pn_pgev *e);
+/* The same for an ALLOC/FREE event of a node that is not tracked
+ * (pn_pgacct_tracked() false): only the totals, in any order, and only pfn,
+ * order, kind and node are read.  Returns the pages counted, 0 for a failed
+ * allocation or an impossible order. */
+int64_t pn_pgacct_count(struct pn_pgacct *a, const struct pn_pgev *e);
 /* Is node one whose pages are classified (a private node)?  Events of other
  * nodes only add to per-node totals, in any order. */
 bool pn_pgacct_tracked(const struct pn_pgacct *a, int node);

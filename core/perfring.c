@@ -1,211 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * perfring.c - perf records, time-ordered merge, libperf rings.  See perfring.h.
+ * perfring.c - tracepoints on every CPU through libperf, their rings read in
+ * place (core/perfrec.c merges them).  See perfring.h.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "perfring.h"
 #include "pn.h"
-
-/* ---- records ---- */
-
-struct cursor {
-	const unsigned char *p, *end;
-};
-
-static int take(struct cursor *c, void *out, size_t n)
-{
-	if ((size_t)(c->end - c->p) < n)
-		return -EINVAL;
-	memcpy(out, c->p, n);
-	c->p += n;
-	return 0;
-}
-
-/* sample_id trailer of a non-SAMPLE record: TID, TIME, CPU of our sample_type */
-static int sample_id(struct cursor *c, struct pn_perfrec *r)
-{
-	uint32_t u[2];
-
-	if (take(c, u, 8))
-		return -EINVAL;
-	r->pid = u[0];
-	r->tid = u[1];
-	if (take(c, &r->time_ns, 8) || take(c, u, 8))
-		return -EINVAL;
-	r->cpu = u[0];
-	r->has_sample_id = true;
-	return 0;
-}
-
-static int parse_sample(struct cursor *c, struct pn_perfrec *r)
-{
-	uint32_t u[2];
-
-	if (take(c, u, 8))
-		return -EINVAL;
-	r->pid = u[0];
-	r->tid = u[1];
-	if (take(c, &r->time_ns, 8) || take(c, u, 8))
-		return -EINVAL;
-	r->cpu = u[0];
-	if (take(c, &r->raw_size, 4) || (size_t)(c->end - c->p) < r->raw_size)
-		return -EINVAL;
-	r->raw = c->p;
-	return 0;
-}
-
-static int parse_comm(struct cursor *c, struct pn_perfrec *r)
-{
-	uint32_t u[2];
-	const void *nul;
-
-	if (take(c, u, 8))
-		return -EINVAL;
-	r->pid = u[0];
-	r->tid = u[1];
-	nul = memchr(c->p, '\0', (size_t)(c->end - c->p));
-	if (!nul)
-		return -EINVAL;
-	r->comm = (const char *)c->p;
-	return 0;
-}
-
-int pn_perfrec_parse(const void *buf, size_t len, struct pn_perfrec *r)
-{
-	struct perf_event_header h;
-	struct cursor c = { buf, (const unsigned char *)buf + len };
-	uint32_t u[4];
-
-	memset(r, 0, sizeof(*r));
-	if (take(&c, &h, sizeof(h)) || h.size < sizeof(h) || h.size > len)
-		return -EINVAL;
-	c.end = (const unsigned char *)buf + h.size;
-	r->type = h.type;
-	switch (h.type) {
-	case PERF_RECORD_SAMPLE: return parse_sample(&c, r);
-	case PERF_RECORD_LOST:
-		if (take(&c, &r->id, 8) || take(&c, &r->lost, 8))
-			return -EINVAL;
-		return sample_id(&c, r);
-	case PERF_RECORD_LOST_SAMPLES:
-		if (take(&c, &r->lost, 8))
-			return -EINVAL;
-		return sample_id(&c, r);
-	case PERF_RECORD_COMM: return parse_comm(&c, r);
-	case PERF_RECORD_FORK:
-	case PERF_RECORD_EXIT:
-		if (take(&c, u, 16) || take(&c, &r->time_ns, 8))
-			return -EINVAL;
-		r->pid = u[0];
-		r->ppid = u[1];
-		r->tid = u[2];
-		return 0;
-	default: return 0;
-	}
-}
-
-/* ---- ordered merge ---- */
-
-void pn_perford_init(struct pn_perford *o, size_t nrings, size_t item_size)
-{
-	memset(o, 0, sizeof(*o));
-	o->nq = nrings;
-	o->item_size = item_size;
-	o->q = pn_xcalloc(nrings ? nrings : 1, sizeof(*o->q));
-}
-
-void pn_perford_free(struct pn_perford *o)
-{
-	for (size_t i = 0; i < o->nq; i++)
-		free(o->q[i].items);
-	free(o->q);
-	memset(o, 0, sizeof(*o));
-}
-
-void *pn_perford_push(struct pn_perford *o, size_t ring)
-{
-	struct pn_perfq *q = &o->q[ring];
-
-	if (q->n == q->cap) {
-		if (q->head) { /* compact before growing */
-			memmove(q->items, q->items + q->head * o->item_size,
-				(q->n - q->head) * o->item_size);
-			q->n -= q->head;
-			q->head = 0;
-		}
-		if (q->n == q->cap) {
-			q->cap = q->cap ? q->cap * 2 : 4096;
-			q->items = pn_xrealloc(q->items, q->cap * o->item_size);
-		}
-	}
-	return q->items + q->n++ * o->item_size;
-}
-
-void pn_perford_unpush(struct pn_perford *o, size_t ring)
-{
-	struct pn_perfq *q = &o->q[ring];
-
-	if (q->n > q->head)
-		q->n--;
-}
-
-static uint64_t head_ts(const struct pn_perford *o, const struct pn_perfq *q)
-{
-	uint64_t ts;
-
-	memcpy(&ts, q->items + q->head * o->item_size, sizeof(ts));
-	return ts;
-}
-
-size_t pn_perford_flush(struct pn_perford *o, uint64_t limit, pn_perford_fn fn, void *arg)
-{
-	size_t done = 0;
-
-	for (;;) {
-		struct pn_perfq *best = NULL;
-		uint64_t bts = UINT64_MAX;
-
-		/* Linear scan: one ring per CPU, and few CPUs here. */
-		for (size_t i = 0; i < o->nq; i++) {
-			struct pn_perfq *q = &o->q[i];
-			uint64_t ts;
-
-			if (q->head == q->n)
-				continue;
-			ts = head_ts(o, q);
-			if (ts < limit && (!best || ts < bts)) {
-				best = q;
-				bts = ts;
-			}
-		}
-		if (!best)
-			break;
-		if (bts < o->last_ts)
-			o->out_of_order++;
-		else
-			o->last_ts = bts;
-		fn(arg, best->items + best->head * o->item_size);
-		if (++best->head == best->n)
-			best->head = best->n = 0;
-		done++;
-	}
-	return done;
-}
-
-size_t pn_perford_queued(const struct pn_perford *o)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < o->nq; i++)
-		n += o->q[i].n - o->q[i].head;
-	return n;
-}
 
 /* ---- libperf ---- */
 #ifdef PN_HAVE_LIBPERF
@@ -223,6 +31,17 @@ void perf_evsel__free_id(struct perf_evsel *evsel);
 /* Likewise internal: PERF_EVENT_IOC_SET_FILTER on every fd of the evsel. */
 int perf_evsel__apply_filter(struct perf_evsel *evsel, const char *filter);
 
+/*
+ * The leading fields of libperf's struct perf_mmap (internal/mmap.h; the
+ * same since libperf's first release, and this libperf is the pinned 6.12
+ * one make deps builds): where the ring is mapped and its data mask.
+ * map_rings() checks them against the ring's own control page before use.
+ */
+struct libperf_mmap_lead {
+	void *base;
+	int mask;
+};
+
 struct pn_perfring {
 	struct perf_evlist *el;
 	struct perf_cpu_map *cpus;
@@ -230,6 +49,8 @@ struct pn_perfring {
 	size_t nev, nrings;
 	struct perf_evsel **ev;
 	struct perf_mmap **maps;
+	struct pn_ringview *views;	   /* per ring */
+	struct perf_event_mmap_page **ctl; /* per ring: head, tail */
 };
 
 static int libperf_log(enum libperf_print_level level, const char *fmt, va_list ap)
@@ -268,6 +89,27 @@ static void fill_attr(struct perf_event_attr *a, uint64_t id, const struct pn_pe
 	}
 }
 
+/*
+ * Map every page of a ring's data area now: the kernel maps them one fault
+ * at a time on first touch, and in this VM a fault costs microseconds, which
+ * the reader paid during its first lap around each ring (8 MiB: 2048 faults)
+ * in the middle of the run.  One madvise where the kernel has
+ * MADV_POPULATE_READ (5.14), else a read of every page.
+ */
+static void prefault(unsigned char *data, uint64_t size)
+{
+	uint64_t page = (uint64_t)getpagesize();
+	volatile unsigned char sink = 0;
+
+#ifdef MADV_POPULATE_READ
+	if (!madvise(data, size, MADV_POPULATE_READ))
+		return;
+#endif
+	for (uint64_t off = 0; off < size; off += page)
+		sink ^= data[off];
+	(void)sink;
+}
+
 static int map_rings(struct pn_perfring *pr, size_t pages)
 {
 	struct perf_mmap *m;
@@ -282,6 +124,26 @@ static int map_rings(struct pn_perfring *pr, size_t pages)
 	pr->maps = pn_xcalloc(pr->nrings ? pr->nrings : 1,
 			      sizeof(*pr->maps)); // NOLINT(bugprone-sizeof-expression)
 	perf_evlist__for_each_mmap(pr->el, m, false) pr->maps[i++] = m;
+	pr->views = pn_xcalloc(pr->nrings ? pr->nrings : 1, sizeof(*pr->views));
+	pr->ctl = pn_xcalloc(pr->nrings ? pr->nrings : 1,
+			     sizeof(*pr->ctl)); // NOLINT(bugprone-sizeof-expression)
+	for (i = 0; i < pr->nrings; i++) {
+		const struct libperf_mmap_lead *l = (const void *)pr->maps[i];
+		struct perf_event_mmap_page *pc = l->base;
+		uint64_t size = (uint64_t)(unsigned)l->mask + 1, page = (uint64_t)getpagesize();
+
+		if (!pc || (uintptr_t)pc % page || size != pages * page ||
+		    (pc->data_offset && pc->data_offset != page) ||
+		    (pc->data_size && pc->data_size != size))
+			return pn_error(-EPROTO, "perf: libperf's ring layout is not the one "
+						 "this reader knows (rebuild libperf: make deps)");
+		pr->ctl[i] = pc;
+		pr->views[i].data = (const unsigned char *)pc + page;
+		pr->views[i].size = size;
+		pr->views[i].tail = __atomic_load_n(&pc->data_tail, __ATOMIC_ACQUIRE);
+		pr->views[i].bounce = pn_xmalloc(PN_PERFREC_MAX);
+		prefault((unsigned char *)pc + page, size);
+	}
 	return 0;
 }
 
@@ -362,39 +224,22 @@ int pn_perfring_poll(struct pn_perfring *pr, int timeout_ms)
 	return ret < 0 ? -errno : ret;
 }
 
-int pn_perfring_read(struct pn_perfring *pr, pn_perfring_fn fn, void *arg)
+int pn_perfring_read(struct pn_perfring *pr, uint64_t limit, pn_perfring_fn fn, void *arg,
+		     struct pn_perfmerge_stats *st)
 {
-	for (size_t i = 0; i < pr->nrings; i++) {
-		struct perf_mmap *m = pr->maps[i];
-		union perf_event *e;
-		int stop = 0;
+	int ret;
 
-		if (perf_mmap__read_init(m) < 0)
-			continue; /* empty */
-		/* Hand the space back every 256 records, not after each:
-		 * consume() publishes the tail (a barrier and a store to the
-		 * shared page) up to the last record read, and took a third of
-		 * the reader's time when called per record. */
-		for (unsigned n = 1; !stop && (e = perf_mmap__read_event(m)); n++) {
-			struct pn_perfrec r;
-
-			/* the ring was written by other CPUs: start loading the
-			 * records a few ahead (a prefetch never faults, even past
-			 * the end of the mapping) */
-			__builtin_prefetch((const char *)e + 512);
-			__builtin_prefetch((const char *)e + 576);
-			if (pn_perfrec_parse(e, e->header.size, &r))
-				r.type = 0; /* malformed: counted by fn as such */
-			stop = fn(arg, i, &r);
-			if (!(n % 256))
-				perf_mmap__consume(m);
-		}
-		perf_mmap__consume(m);
-		perf_mmap__read_done(m);
-		if (stop)
-			return stop;
-	}
-	return 0;
+	/* the head once per ring and round: the writer stores it after every
+	 * record, and loading it per record (libperf's reader) bounced its
+	 * cache line between the CPUs all the time */
+	for (size_t i = 0; i < pr->nrings; i++)
+		pr->views[i].head = __atomic_load_n(&pr->ctl[i]->data_head, __ATOMIC_ACQUIRE);
+	ret = pn_perfmerge(pr->views, pr->nrings, limit, fn, arg, st);
+	/* the space of what was handed over goes back to the writer once (a
+	 * release: every read of it is done) */
+	for (size_t i = 0; i < pr->nrings; i++)
+		__atomic_store_n(&pr->ctl[i]->data_tail, pr->views[i].tail, __ATOMIC_RELEASE);
+	return ret;
 }
 
 int pn_perfring_counts(struct pn_perfring *pr, size_t ev, size_t ring, uint64_t *count,
@@ -449,6 +294,10 @@ void pn_perfring_close(struct pn_perfring *pr)
 	/* perf_evlist__set_maps took its own references; drop ours */
 	perf_cpu_map__put(pr->cpus);
 	perf_thread_map__put(pr->threads);
+	for (size_t i = 0; pr->views && i < pr->nrings; i++)
+		free(pr->views[i].bounce);
+	free(pr->views);
+	free(pr->ctl);
 	free(pr->maps);
 	free(pr->ev);
 	free(pr);
@@ -485,9 +334,10 @@ int pn_perfring_poll(struct pn_perfring *pr, int timeout_ms)
 	(void)pr, (void)timeout_ms;
 	return -ENOSYS;
 }
-int pn_perfring_read(struct pn_perfring *pr, pn_perfring_fn fn, void *arg)
+int pn_perfring_read(struct pn_perfring *pr, uint64_t limit, pn_perfring_fn fn, void *arg,
+		     struct pn_perfmerge_stats *st)
 {
-	(void)pr, (void)fn, (void)arg;
+	(void)pr, (void)limit, (void)fn, (void)arg, (void)st;
 	return -ENOSYS;
 }
 int pn_perfring_counts(struct pn_perfring *pr, size_t ev, size_t ring, uint64_t *count,

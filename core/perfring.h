@@ -10,13 +10,16 @@
  *    sample_id_all) into struct pn_perfrec, bounds-checked against the
  *    record's own size and the buffer: a truncated record is -EINVAL, never
  *    a read past its end.  Pure; fuzzed by tests/fuzz/fuzz_perfsample.c.
- *  - struct pn_perford: per-ring FIFOs of fixed-size items that begin with a
- *    u64 timestamp, flushed in global time order up to a limit (perf's
- *    "finished round": everything stamped before the start of the last read
- *    round has been written to its ring, so it can be processed in order).
+ *  - pn_perfmerge(): the records of several rings read in place and handed
+ *    over in global time order up to a limit (perf's "finished round":
+ *    everything stamped before the start of the last read round has been
+ *    written to its ring, so it can be processed in order); what is newer
+ *    stays in its ring for the next round.  Pure; core/perfrec.c.
  *  - struct pn_perfring (libperf): a perf_evlist of tracepoints, one ring per
  *    CPU (libperf redirects every event of a CPU into one ring), enable,
- *    poll, read, per-event/per-CPU counts with PERF_FORMAT_LOST.
+ *    poll, read (the head once per ring and round, the tail published once:
+ *    libperf's per-record reader loads the head every record), per-event /
+ *    per-CPU counts with PERF_FORMAT_LOST.  core/perfring.c.
  *    Without libperf at build time pn_perfring_open() returns -ENOSYS.
  */
 #ifndef PN_PERFRING_H
@@ -47,30 +50,49 @@ struct pn_perfrec {
  * are returned with only type set.  -EINVAL if truncated or inconsistent. */
 int pn_perfrec_parse(const void *buf, size_t len, struct pn_perfrec *r);
 
-/* ---- time-ordered merge of per-ring item streams ---- */
-struct pn_perfq {
-	unsigned char *items;
-	size_t head, n, cap; /* items[head .. n) are queued */
+/* fn sees each record with the index of its ring; non-zero stops a read. */
+typedef int (*pn_perfring_fn)(void *arg, size_t ring, const struct pn_perfrec *r);
+
+/* ---- reading rings in place, merged in time order ---- */
+
+/* The largest record (header.size is 16 bits): a record that wraps around a
+ * ring's end is copied into a bounce buffer this big. */
+#define PN_PERFREC_MAX 65536
+
+/*
+ * One ring buffer's data area as the reader sees it: data[size] (a power of
+ * two), records in [tail, head) (free-running byte positions, as in
+ * perf_event_mmap_page).  The merge advances tail past what it handed over;
+ * the caller publishes it.  bounce (PN_PERFREC_MAX bytes) holds a record
+ * that wraps around the end; cur and have are the merge's own.
+ */
+struct pn_ringview {
+	const unsigned char *data;
+	uint64_t size, tail, head;
+	unsigned char *bounce;
+	struct pn_perfrec cur; /* the parsed record at tail, when have */
+	uint32_t cur_size;
+	bool have;
 };
-struct pn_perford {
-	size_t nq, item_size;
-	struct pn_perfq *q;
-	uint64_t out_of_order; /* items stamped earlier than one already flushed */
-	uint64_t last_ts;
+
+struct pn_perfmerge_stats {
+	uint64_t last_ts;      /* the newest timestamp handed over */
+	uint64_t out_of_order; /* timed records older than one already handed over */
+	uint64_t records;      /* handed over */
 };
-/* item_size >= 8; each item starts with its u64 timestamp. */
-void pn_perford_init(struct pn_perford *o, size_t nrings, size_t item_size);
-void pn_perford_free(struct pn_perford *o);
-/* A slot at the tail of ring's queue for the caller to fill (valid until the
- * next push or flush). */
-void *pn_perford_push(struct pn_perford *o, size_t ring);
-/* Drop the slot returned by the last push (the record was not wanted). */
-void pn_perford_unpush(struct pn_perford *o, size_t ring);
-/* Hand every queued item with timestamp < limit to fn in time order
- * (UINT64_MAX: everything).  Returns how many were handed over. */
-typedef void (*pn_perford_fn)(void *arg, const void *item);
-size_t pn_perford_flush(struct pn_perford *o, uint64_t limit, pn_perford_fn fn, void *arg);
-size_t pn_perford_queued(const struct pn_perford *o);
+
+/*
+ * Hand the records of views v[0..n) to fn in global time order, each ring's
+ * own order kept, up to limit: a ring stops at its first record stamped at
+ * or after limit (it stays in the ring for the next round; UINT64_MAX: take
+ * everything).  Records without a timestamp go when they reach the front.
+ * A record that fails to parse is handed over with type 0; one whose size
+ * is impossible ends that ring's round at head (the rest is unreadable).
+ * Nothing is copied except a record that wraps around its ring's end.
+ * fn's non-zero return stops the merge and is returned.
+ */
+int pn_perfmerge(struct pn_ringview *v, size_t n, uint64_t limit, pn_perfring_fn fn, void *arg,
+		 struct pn_perfmerge_stats *st);
 
 /* ---- libperf ---- */
 struct pn_perfring;
@@ -92,10 +114,11 @@ size_t pn_perfring_nrings(const struct pn_perfring *pr);
 int pn_perfring_ring_cpu(const struct pn_perfring *pr, size_t ring); /* CPU number */
 /* Wait up to timeout_ms for a ring to pass its watermark. */
 int pn_perfring_poll(struct pn_perfring *pr, int timeout_ms);
-/* Read every ring once; fn sees each record with its ring index.  fn may
- * return non-zero to stop (returned).  Returns 0 or -errno. */
-typedef int (*pn_perfring_fn)(void *arg, size_t ring, const struct pn_perfrec *r);
-int pn_perfring_read(struct pn_perfring *pr, pn_perfring_fn fn, void *arg);
+/* Read every ring up to its current head in one merged round
+ * (pn_perfmerge() with limit), then hand the space back.  Returns 0, fn's
+ * non-zero return, or -errno. */
+int pn_perfring_read(struct pn_perfring *pr, uint64_t limit, pn_perfring_fn fn, void *arg,
+		     struct pn_perfmerge_stats *st);
 /* Kernel counts of event ev on ring's CPU: events that fired and samples
  * lost (PERF_FORMAT_LOST), and the event's id (as in PERF_RECORD_LOST). */
 int pn_perfring_counts(struct pn_perfring *pr, size_t ev, size_t ring, uint64_t *count,

@@ -197,7 +197,7 @@ int pn_pfnnode_refresh(struct pn_pfnnode *m)
 	return 1;
 }
 
-int pn_pfnnode_lookup(const struct pn_pfnnode *m, uint64_t pfn)
+const struct pn_pfnrange *pn_pfnnode_find(const struct pn_pfnnode *m, uint64_t pfn)
 {
 	size_t lo = 0, hi = m->n;
 
@@ -209,9 +209,16 @@ int pn_pfnnode_lookup(const struct pn_pfnnode *m, uint64_t pfn)
 		else if (pfn >= m->r[mid].end_pfn)
 			lo = mid + 1;
 		else
-			return m->r[mid].node;
+			return &m->r[mid];
 	}
-	return PN_PFNNODE_UNKNOWN;
+	return NULL;
+}
+
+int pn_pfnnode_lookup(const struct pn_pfnnode *m, uint64_t pfn)
+{
+	const struct pn_pfnrange *r = pn_pfnnode_find(m, pfn);
+
+	return r ? r->node : PN_PFNNODE_UNKNOWN;
 }
 
 int pn_pfnnode_filter(const struct pn_pfnnode *m, const struct pn_nodeset *keep, const char *field,

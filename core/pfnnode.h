@@ -40,6 +40,8 @@ int pn_pfnnode_load(struct pn_pfnnode *m);
 int pn_pfnnode_refresh(struct pn_pfnnode *m);
 /* Node of pfn, or PN_PFNNODE_UNKNOWN.  Binary search over the ranges. */
 int pn_pfnnode_lookup(const struct pn_pfnnode *m, uint64_t pfn);
+/* The range holding pfn (valid until the next refresh), or NULL. */
+const struct pn_pfnrange *pn_pfnnode_find(const struct pn_pfnnode *m, uint64_t pfn);
 void pn_pfnnode_free(struct pn_pfnnode *m);
 
 struct pn_nodeset;

@@ -51,6 +51,7 @@ int pn_pgdec_init(struct pn_pgdec *d)
 
 int pn_pgdec_add(struct pn_pgdec *d, int i, const struct tep_event *ev)
 {
+	uint32_t end;
 	int ret;
 
 	if (i < 0 || i >= PN_TP_N)
@@ -62,6 +63,8 @@ int pn_pgdec_add(struct pn_pgdec *d, int i, const struct tep_event *ev)
 		if (ret)
 			return pn_error(ret, "kmem:%s has no usable field %s", pn_pgdec_names[i],
 					field_names[i][k]);
+		end = (uint32_t)(d->td[i].f[k].offset + d->td[i].f[k].size);
+		d->td[i].need = end > d->td[i].need ? end : d->td[i].need;
 	}
 	if (!d->common_type.present && pn_tp_field(ev, "common_type", 2, &d->common_type))
 		return pn_error(-EINVAL, "kmem:%s has no common_type", pn_pgdec_names[i]);
@@ -111,48 +114,11 @@ void pn_pgdec_free(struct pn_pgdec *d)
 	pn_tp_free(&d->tp);
 }
 
-static uint8_t order_of(uint64_t v)
-{
-	return (uint8_t)(v < 255 ? v : 255);
-}
-
 int pn_pgdec_decode(const struct pn_pgdec *d, const void *raw, size_t len, struct pn_pgev *e)
 {
-	uint64_t type, v[5] = { 0 };
-	int i;
+	int ret = pn_pgdec_page(d, raw, len, e);
 
-	if (pn_tpfield_read(&d->common_type, raw, len, &type))
-		return -EINVAL;
-	for (i = 0; i < PN_TP_N; i++)
-		if (d->td[i].present && (uint64_t)d->td[i].id == type)
-			break;
-	if (i == PN_TP_N)
-		return -ENOENT;
-	for (int k = 0; k < 5; k++)
-		if (d->td[i].f[k].present && pn_tpfield_read(&d->td[i].f[k], raw, len, &v[k]))
-			return -EINVAL;
-	e->kind = (uint8_t)(PN_PGEV_ALLOC + i);
-	e->node = PN_PFNNODE_UNKNOWN;
-	switch (i) {
-	case PN_TP_ALLOC:
-	case PN_TP_FREE:
-		e->pfn = v[0];
-		e->order = order_of(v[1]);
-		e->gfp = v[2];
-		e->aux = (int32_t)v[3];
-		break;
-	case PN_TP_PALLOC:
-		e->node = (int32_t)v[0];
-		e->order = order_of(v[1]);
-		e->gfp = v[2];
-		e->aux = (int32_t)v[3];
-		e->fallback = v[4] != 0;
-		break;
-	default: /* PN_TP_PSKIP */
-		e->node = (int32_t)v[0];
-		e->pfn = v[1];
-		e->gfp = v[2];
-		break;
-	}
-	return 0;
+	if (!ret)
+		pn_pgdec_rest(d, raw, e);
+	return ret;
 }

@@ -26,6 +26,7 @@ struct pn_pgdec {
 		bool present;
 		int id;
 		struct pn_tpfield f[5];
+		uint32_t need; /* bytes of raw data its fields need (max end) */
 	} td[PN_TP_N];
 	struct pn_tpfield common_type;
 	struct pn_tpflags gfp_names, skip_reasons; /* from the print formats */
@@ -55,5 +56,92 @@ int pn_pgdec_add(struct pn_pgdec *d, int which, const struct tep_event *ev);
  * an event that is not one of ours, -EINVAL for a truncated entry.
  */
 int pn_pgdec_decode(const struct pn_pgdec *d, const void *raw, size_t len, struct pn_pgev *e);
+
+/* A field the format located, in data already checked to hold it. */
+static inline uint64_t pn_pgdec_rd(const struct pn_tpfield *f, const unsigned char *raw)
+{
+	const unsigned char *p = raw + f->offset;
+	uint64_t v;
+
+	switch (f->size) {
+	case 1: v = *p; break;
+	case 2: {
+		uint16_t x;
+
+		__builtin_memcpy(&x, p, 2);
+		v = x;
+		break;
+	}
+	case 4: {
+		uint32_t x;
+
+		__builtin_memcpy(&x, p, 4);
+		v = x;
+		break;
+	}
+	default: __builtin_memcpy(&v, p, 8); break;
+	}
+	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ULL << (f->size * 8);
+	return v;
+}
+
+/*
+ * pn_pgdec_decode() in two steps, for the hot path: pn_pgdec_page() finds
+ * the event, checks the entry's length once against what its fields need
+ * (from the format), and for mm_page_alloc/free reads only pfn and order -
+ * enough for the node and the per-node totals; series events are read
+ * whole.  pn_pgdec_rest() then reads gfp flags and migratetype of an
+ * allocation the caller classifies (raw as given to the first step).
+ */
+static inline int pn_pgdec_page(const struct pn_pgdec *d, const void *raw, size_t len,
+				struct pn_pgev *e)
+{
+	const unsigned char *r = (const unsigned char *)raw;
+	uint64_t type, v;
+	int i;
+
+	if (pn_tpfield_read(&d->common_type, raw, len, &type))
+		return -22; /* -EINVAL */
+	for (i = 0; i < PN_TP_N; i++)
+		if (d->td[i].present && (uint64_t)d->td[i].id == type)
+			break;
+	if (i == PN_TP_N)
+		return -2; /* -ENOENT */
+	if (len < d->td[i].need)
+		return -22;
+	e->kind = (uint8_t)(PN_PGEV_ALLOC + i);
+	e->node = -1; /* PN_PFNNODE_UNKNOWN for the caller's lookup */
+	e->gfp = 0;
+	e->aux = 0;
+	e->fallback = 0;
+	if (i == PN_TP_PSKIP) {
+		e->node = (int32_t)pn_pgdec_rd(&d->td[i].f[0], r);
+		e->pfn = pn_pgdec_rd(&d->td[i].f[1], r);
+		e->gfp = pn_pgdec_rd(&d->td[i].f[2], r);
+		e->order = 0;
+		return 0;
+	}
+	v = pn_pgdec_rd(&d->td[i].f[1], r);
+	e->order = (uint8_t)(v < 255 ? v : 255);
+	if (i == PN_TP_PALLOC) {
+		e->node = (int32_t)pn_pgdec_rd(&d->td[i].f[0], r);
+		e->gfp = pn_pgdec_rd(&d->td[i].f[2], r);
+		e->aux = (int32_t)pn_pgdec_rd(&d->td[i].f[3], r);
+		e->fallback = pn_pgdec_rd(&d->td[i].f[4], r) != 0;
+		e->pfn = 0;
+		return 0;
+	}
+	e->pfn = pn_pgdec_rd(&d->td[i].f[0], r);
+	return 0;
+}
+
+static inline void pn_pgdec_rest(const struct pn_pgdec *d, const void *raw, struct pn_pgev *e)
+{
+	if (e->kind != PN_PGEV_ALLOC)
+		return;
+	e->gfp = pn_pgdec_rd(&d->td[PN_TP_ALLOC].f[2], (const unsigned char *)raw);
+	e->aux = (int32_t)pn_pgdec_rd(&d->td[PN_TP_ALLOC].f[3], (const unsigned char *)raw);
+}
 
 #endif /* PN_PGDECODE_H */

@@ -248,6 +248,7 @@ static int mode_coll(int nw, double secs, const char *nodes, const char *filter,
 	cJSON_AddStringToObject(in, "filter", filter);
 	cJSON_AddNumberToObject(in, "ring_pages", atoi(ring_pages));
 	cJSON_AddStringToObject(in, "wakeup", wakeup);
+	cJSON_AddNumberToObject(in, "page_owner", 0); /* forensics are not the event path */
 	if (strcmp(nodes, "private") != 0)
 		(void)pn_nodeset_parse(&roles.private_nodes, nodes);
 	if (pn_params_resolve(pn_collector_perf.opts, in, "perfbench", "$", &params))
@@ -345,6 +346,47 @@ static double med(struct res *v, size_t n, size_t off)
 	return pn_median(x, n);
 }
 
+/* The ratio of mode x's CPU per event to perf mode m's, round by round (the
+ * two ran back to back): median, and min..max as the spread. */
+static void ratio_line(struct res rs[M_N][MAXR], int rounds, int x, int m)
+{
+	double r[MAXR], lo = 1e300, hi = 0;
+	size_t n = 0;
+
+	if (!(modes & (1u << x)))
+		return;
+	for (int i = 0; i < rounds; i++) {
+		if (rs[m][i].cpu_ns_per_event <= 0)
+			continue;
+		r[n] = rs[x][i].cpu_ns_per_event / rs[m][i].cpu_ns_per_event;
+		lo = r[n] < lo ? r[n] : lo;
+		hi = r[n] > hi ? r[n] : hi;
+		n++;
+	}
+	if (n)
+		printf("  %s / %s per round: median %.2f, min %.2f, max %.2f (%zu rounds)\n",
+		       mode_name[x], mode_name[m], pn_median(r, n), lo, hi, n);
+}
+
+/* Mode x's slowdown against base round by round: median, min..max. */
+static void slowdown_line(struct res rs[M_N][MAXR], int rounds, int x)
+{
+	double r[MAXR], lo = 1e300, hi = -1e300;
+	size_t n = 0;
+
+	for (int i = 0; i < rounds; i++) {
+		if (rs[M_BASE][i].pages_s <= 0)
+			continue;
+		r[n] = 100.0 * (rs[M_BASE][i].pages_s - rs[x][i].pages_s) / rs[M_BASE][i].pages_s;
+		lo = r[n] < lo ? r[n] : lo;
+		hi = r[n] > hi ? r[n] : hi;
+		n++;
+	}
+	if (n)
+		printf("  %s slowdown per round: median %.1f%%, min %.1f%%, max %.1f%%\n",
+		       mode_name[x], pn_median(r, n), lo, hi);
+}
+
 static void report(struct res rs[M_N][MAXR], int rounds)
 {
 	double base = med(rs[M_BASE], (size_t)rounds, offsetof(struct res, pages_s));
@@ -371,9 +413,15 @@ static void report(struct res rs[M_N][MAXR], int rounds)
 
 		if (!(modes & (1u << m)))
 			continue;
-		printf("cpu per event / %s: coll-count %.2f, collector %.2f (goal <= 0.5)\n",
+		printf("cpu per event / %s (ratio of medians): coll-count %.2f, collector %.2f "
+		       "(goal <= 0.5)\n",
 		       mode_name[m], count / pr, coll / pr);
+		ratio_line(rs, rounds, M_COUNT, m);
+		ratio_line(rs, rounds, M_COLL, m);
 	}
+	for (int m = M_COLL; m < M_N; m++)
+		if (modes & (1u << m))
+			slowdown_line(rs, rounds, m);
 	printf("medians of %d interleaved rounds\n", rounds);
 }
 

@@ -146,6 +146,46 @@ static void records(const uint8_t *p, size_t left, const struct pn_tpfield *f,
 	}
 }
 
+static int merged(void *arg, size_t ring, const struct pn_perfrec *r)
+{
+	size_t *n = arg;
+
+	assert(ring < 2);
+	if (r->type == PERF_RECORD_SAMPLE)
+		assert(r->raw && r->raw_size < PN_PERFREC_MAX);
+	(*n)++;
+	return 0;
+}
+
+/* The same bytes as two rings read in place (pn_perfmerge): the first
+ * starting near its end so that records wrap around. */
+static void rings(const uint8_t *p, size_t left)
+{
+	static unsigned char d[2][256], bounce[2][PN_PERFREC_MAX];
+	struct pn_ringview v[2];
+	struct pn_perfmerge_stats st = { 0 };
+	size_t n = 0, half = left / 2;
+
+	memset(v, 0, sizeof(v));
+	for (int i = 0; i < 2; i++) {
+		const uint8_t *src = p + (i ? half : 0);
+		size_t len = i ? left - half : half;
+
+		len = len < sizeof(d[i]) ? len : sizeof(d[i]);
+		v[i].data = d[i];
+		v[i].size = sizeof(d[i]);
+		v[i].bounce = bounce[i];
+		v[i].tail = v[i].head = i ? 0 : sizeof(d[i]) - 24;
+		for (size_t k = 0; k < len; k++)
+			d[i][(v[i].head + k) % sizeof(d[i])] = src[k];
+		v[i].head += len;
+	}
+	(void)pn_perfmerge(v, 2, UINT64_MAX, merged, &n, &st);
+	assert(st.records == n);
+	for (int i = 0; i < 2; i++)
+		assert(v[i].tail <= v[i].head);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct pn_pgacct_cfg cfg = { .private_gfp = 0x200, .nexamples = 2 };
@@ -184,6 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pn_pgacct_new(&a, &cfg);
 	pn_pgacct_phase_begin(a, NULL);
 	records(data + used, size - used, f, &dec, a);
+	rings(data + used, size - used);
 	pn_pgacct_phase_end(a, 0, &rep);
 	cJSON_Delete(rep.details);
 	pn_pgacct_free(a);

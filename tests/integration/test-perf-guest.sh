@@ -4,6 +4,9 @@
 #  - stock: a foreign process's pages are reported exactly as general pages
 #    by the event path (nothing lost), the same pages of a declared explicit
 #    workload are explicit (0 general), a quiet phase reports 0;
+#  - stock, booted with page_owner=on: page_owner holds the foreign
+#    process's pages on the node at the phase's end as general pages, and
+#    the explicit workload's as explicit (core/pageowner.c);
 #  - patched ("private" mode, node 1 opted in to mempolicy): the foreign
 #    process's pages carry __GFP_PRIVATE, so they are explicit, 0 general,
 #    and mm_private_alloc fired for every one of them.
@@ -62,18 +65,37 @@ run_mode() { # mode kernel args...
 	ok "[$mode] the tool ran in the guest"
 }
 
-echo "1..15"
+# page_owner: at least want pages, or a skip when the guest had none
+check_owner() { # mode desc phase key want
+	local v why
+	v=$(value "$1" "$3" owner)
+	if [ "$v" != 1 ]; then
+		why=$(tr -d '\r' <"$T/$1.log" | sed -n "s/^PERFGUEST $3 owner=0 owner_skipped=//p" | head -n1)
+		skip "[$1] $2" "no page_owner in the guest: ${why:-no line}"
+		return
+	fi
+	v=$(value "$1" "$3" "$4")
+	if [ -n "$v" ] && [ "$v" -ge "$5" ]; then ok "[$1] $2 ($4=$v)"; else
+		notok "[$1] $2" "$3 $4=${v:-missing}, want >= $5" \
+			"$(tr -d '\r' <"$T/$1.log" | grep "PERFGUEST $3" | tail -n 3)"
+	fi
+}
+
+echo "1..17"
 if [ -z "$stock" ]; then
-	for i in 1 2 3 4 5 6 7; do skip "[stock] check $i" "no stock kernel in the cache"; done
-elif run_mode stock "$stock"; then
+	for i in 1 2 3 4 5 6 7 8 9; do skip "[stock] check $i" "no stock kernel in the cache"; done
+elif run_mode stock "$stock" --append page_owner=on; then
 	check stock "foreign leak: general pages exact" LEAK general $PAGES
 	check stock "foreign leak: nothing lost" LEAK lost 0
 	check stock "foreign leak: conclusive" LEAK inconclusive 0
 	check stock "explicit workload: explicit pages exact" EXPLICIT explicit $PAGES
 	check stock "explicit workload: no general pages" EXPLICIT general 0
 	check stock "quiet phase: no general pages" QUIET general 0
+	check_owner stock "page_owner: the foreign leak's pages are general" LEAK owner_general $PAGES
+	check_owner stock "page_owner: the explicit workload's pages are explicit" EXPLICIT \
+		owner_explicit $PAGES
 else
-	for i in 2 3 4 5 6 7; do skip "[stock] check $i" "the tool did not run"; done
+	for i in 2 3 4 5 6 7 8 9; do skip "[stock] check $i" "the tool did not run"; done
 fi
 if [ -z "$patched" ]; then
 	for i in 1 2 3 4 5 6 7 8; do skip "[private] check $i" "no patched kernel in the cache"; done

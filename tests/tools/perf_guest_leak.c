@@ -73,6 +73,22 @@ static void print(const char *name, const struct pn_event_report *rep)
 	       name, (long long)n->general_pages, (long long)n->general_alloc_pages,
 	       (long long)n->explicit_pages, (long long)n->net_pages, (long long)n->lost_events,
 	       n->inconclusive, num(cJSON_GetObjectItem(d, "series"), "private_alloc_pages"));
+	{
+		/* page_owner forensics where the guest booted with page_owner=on */
+		const cJSON *po = cJSON_GetObjectItem(d, "page_owner");
+		const cJSON *top = cJSON_GetArrayItem(cJSON_GetObjectItem(po, "top_stacks"), 0);
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(po, "skipped"));
+
+		if (!po || why)
+			printf("%s owner=0 owner_skipped=%s\n", name, why ? why : "absent");
+		else
+			printf("%s owner=1 owner_general=%.0f owner_explicit=%.0f owner_top=%.0f "
+			       "owner_top_comm=%s\n",
+			       name, num(po, "general_pages"), num(po, "explicit_pages"),
+			       top ? num(top, "pages") : 0,
+			       top ? cJSON_GetStringValue(cJSON_GetObjectItem(top, "first_comm"))
+				   : "-");
+	}
 	fflush(stdout);
 }
 

@@ -200,6 +200,21 @@ static void test_child_pages(void **state)
 	assert_true(num(p, "freed_pages") >= NPAGES);
 	assert_int_equal(num(p, "explicit_pages"), 0);
 	assert_true(rep.nodes[0].general_alloc_pages >= NPAGES);
+	{
+		/* page_owner forensics: stacks where the kernel has it on, else
+		 * skipped with the reason (this host's kernel has none) */
+		const cJSON *po = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetArrayItem(
+				cJSON_GetObjectItemCaseSensitive(rep.details, "private_nodes"), 0),
+			"page_owner");
+		const char *why = cJSON_GetStringValue(cJSON_GetObjectItem(po, "skipped"));
+
+		assert_non_null(po);
+		if (why)
+			print_message("page_owner skipped: %s\n", why);
+		else
+			assert_true(num(po, "pages") > 0);
+	}
 	cJSON_Delete(rep.details);
 
 	/* the same child as an explicit workload */

@@ -270,49 +270,108 @@ static void test_records(void **state)
 	}
 }
 
-struct item {
-	uint64_t ts;
-	int ring;
-};
+static size_t nmalformed;
+
+static int count_malformed(void *arg, size_t ring, const struct pn_perfrec *r)
+{
+	(void)arg, (void)ring;
+	nmalformed += r->type == 0;
+	return 0;
+}
 
 static uint64_t seen[64];
+static int seen_ring[64];
 static size_t nseen;
 
-static void collect(void *arg, const void *it)
+static int collect(void *arg, size_t ring, const struct pn_perfrec *r)
 {
 	(void)arg;
-	seen[nseen++] = ((const struct item *)it)->ts;
+	assert_int_equal(r->type, PERF_RECORD_SAMPLE);
+	assert_int_equal(r->raw_size, 12);
+	assert_int_equal(r->raw[0], (unsigned char)r->time_ns); /* intact, even across the end */
+	seen_ring[nseen] = (int)ring;
+	seen[nseen++] = r->time_ns;
+	return 0;
+}
+
+/* Samples stamped ts[0..n) into a ring of size bytes, starting at byte
+ * position start (free-running: the data wraps around the end). */
+static void fill_ring(struct pn_ringview *v, unsigned char *data, uint64_t size, uint64_t start,
+		      const uint64_t *ts, size_t n)
+{
+	unsigned char rec[64], raw[12] = { 0 };
+
+	memset(v, 0, sizeof(*v));
+	v->data = data;
+	v->size = size;
+	v->tail = v->head = start;
+	v->bounce = malloc(PN_PERFREC_MAX);
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+
+		raw[0] = (unsigned char)ts[i];
+		len = make_sample(rec, 1, ts[i], 0, raw, sizeof(raw));
+		for (size_t k = 0; k < len; k++)
+			data[(v->head + k) & (size - 1)] = rec[k];
+		v->head += len;
+	}
 }
 
 static void test_merge(void **state)
 {
 	static const uint64_t r0[] = { 1, 4, 5, 9 }, r1[] = { 2, 3, 8, 10, 11 };
-	struct pn_perford o;
+	static unsigned char d0[256], d1[512];
+	struct pn_perfmerge_stats st = { 0 };
+	struct pn_ringview v[2];
 
 	(void)state;
-	pn_perford_init(&o, 2, sizeof(struct item));
-	for (size_t i = 0; i < 4; i++)
-		*(struct item *)pn_perford_push(&o, 0) = (struct item){ r0[i], 0 };
-	for (size_t i = 0; i < 5; i++)
-		*(struct item *)pn_perford_push(&o, 1) = (struct item){ r1[i], 1 };
+	/* ring 0 starts 40 bytes before its end: its second record wraps */
+	fill_ring(&v[0], d0, sizeof(d0), 1000 * sizeof(d0) - 40, r0, 4);
+	fill_ring(&v[1], d1, sizeof(d1), 0, r1, 5);
 	nseen = 0;
-	/* only what is older than the limit: the rest waits for the next round */
-	assert_int_equal(pn_perford_flush(&o, 9, collect, NULL), 6);
+	/* only what is older than the limit: the rest stays in its ring */
+	assert_int_equal(pn_perfmerge(v, 2, 9, collect, NULL, &st), 0);
+	assert_int_equal(nseen, 6);
 	{
 		static const uint64_t want[] = { 1, 2, 3, 4, 5, 8 };
+		static const int ring[] = { 0, 1, 1, 0, 0, 1 };
 
-		for (size_t i = 0; i < 6; i++)
+		for (size_t i = 0; i < 6; i++) {
 			assert_int_equal(seen[i], want[i]);
+			assert_int_equal(seen_ring[i], ring[i]);
+		}
 	}
-	assert_int_equal(pn_perford_queued(&o), 3);
-	*(struct item *)pn_perford_push(&o, 0) = (struct item){ 12, 0 };
-	pn_perford_push(&o, 0);
-	pn_perford_unpush(&o, 0);
-	assert_int_equal(pn_perford_flush(&o, UINT64_MAX, collect, NULL), 4);
+	assert_true(v[0].tail < v[0].head && v[1].tail < v[1].head);
+	/* the writer adds one more; a sync round takes everything, in order */
+	{
+		static const uint64_t more[] = { 12 };
+		struct pn_ringview w;
+
+		fill_ring(&w, d0, sizeof(d0), v[0].head, more, 1);
+		v[0].head = w.head;
+		free(w.bounce);
+	}
+	assert_int_equal(pn_perfmerge(v, 2, UINT64_MAX, collect, NULL, &st), 0);
+	assert_int_equal(nseen, 10);
+	assert_int_equal(seen[6], 9);
 	assert_int_equal(seen[9], 12);
-	assert_int_equal(o.out_of_order, 0);
-	assert_int_equal(pn_perford_queued(&o), 0);
-	pn_perford_free(&o);
+	assert_int_equal(st.out_of_order, 0);
+	assert_int_equal(st.records, 10);
+	assert_true(v[0].tail == v[0].head && v[1].tail == v[1].head);
+	/* a record whose size runs past head: handed over as malformed, and
+	 * the rest of that ring is skipped */
+	{
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 4096 };
+
+		memcpy(d1 + (v[1].head & (sizeof(d1) - 1)), &h, sizeof(h));
+		v[1].head += 64;
+		nmalformed = 0;
+		assert_int_equal(pn_perfmerge(v, 2, UINT64_MAX, count_malformed, NULL, &st), 0);
+		assert_int_equal(nmalformed, 1);
+		assert_true(v[1].tail == v[1].head);
+	}
+	free(v[0].bounce);
+	free(v[1].bounce);
 }
 
 int main(void)
