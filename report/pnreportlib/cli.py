@@ -146,6 +146,7 @@ def parser():
     ld = sub.add_parser("load", help="index results only (SQLite, or PostgreSQL with an insert-only role)")
     ld.add_argument("results", nargs="+", help="run directories, or directories holding them")
     ld.add_argument("--db", required=True, help="SQLite file or postgresql:// URL")
+    ld.add_argument("--dry-run", action="store_true", help="insert, count, roll back: what would be added")
     ld.set_defaults(fn=cmd_load)
     ii = sub.add_parser("index-init", help="create a shared PostgreSQL index (as its owner) and grant roles")
     ii.add_argument("--db", required=True, help="postgresql:// URL of the database, as a role that owns it")

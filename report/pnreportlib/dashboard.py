@@ -111,13 +111,14 @@ def _insert_children(db, run, run_id):
             " pages_events) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", nodes)
 
 
-def index_run(db, run, tags=None):
+def index_run(db, run, tags=None, dry_run=False):
     """Add one run in one transaction; returns ('added'|'present'|'replaced', run_id).
 
     Uses INSERT ... ON CONFLICT DO NOTHING only, and its row count, to tell a
     new run from a present one: an insert-only role can load.  Only on SQLite
     (one user's own index) does a run directory rewritten since replace its
-    older entry at that path; a shared PostgreSQL index keeps both."""
+    older entry at that path; a shared PostgreSQL index keeps both.  dry_run:
+    the same statements, rolled back (what would be added)."""
     run_id = hashlib.sha256(run.raw).hexdigest()
     path = os.path.realpath(run.dir)
     old = []
@@ -138,7 +139,10 @@ def index_run(db, run, tags=None):
             _insert_children(db, run, run_id)
         db.many("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [(run_id, k, v) for k, v in tags])
-        db.commit()
+        if dry_run:
+            db.rollback()
+        else:
+            db.commit()
     except BaseException:
         db.rollback()
         raise
@@ -332,14 +336,14 @@ def export_sql(db, path):
     return n
 
 
-def load(db, dirs):
+def load(db, dirs, dry_run=False):
     """Index every run directory; (counts, bad inputs)."""
     counts = {"added": 0, "present": 0, "replaced": 0}
     bad = []
     for d in dirs:
         try:
             run = load_run(d)
-            what, _ = index_run(db, run)
+            what, _ = index_run(db, run, dry_run=dry_run)
         except InputError as e:
             bad.append(str(e))
             print(f"pnreport: {e} (not indexed)", file=sys.stderr)
@@ -359,9 +363,9 @@ def main_load(a):
     """`load RESULTS… --db`: index only (an insert-only role can do it)."""
     dirs = find_runs(a.results)
     db = connect(a.db)
-    counts, bad = load(db, dirs)
+    counts, bad = load(db, dirs, a.dry_run)
     db.close()
-    print("load: " + _loaded(counts, db))
+    print(("load --dry-run: would be " if a.dry_run else "load: ") + _loaded(counts, db))
     return 2 if bad else 0
 
 
