@@ -129,11 +129,13 @@ def index_run(db, run, tags=None, dry_run=False):
         for o in old:      # the directory was rewritten since: its old content is gone
             _drop_run(db, o)
     tags = read_tags(run) if tags is None else tags
+    # ON CONFLICT without a conflict target: PostgreSQL wants SELECT on the
+    # target's columns when one is named, and the loader role has none.
     try:
         added = db.x("INSERT INTO runs (run_id, path, schema_version, tool_version, state, status_reason, started_at,"
                      " updated_at, hostname, kernel_release, series_id, series_mode, kconfig_sha256, config_name,"
                      " config_sha256, verdict, misplaced_pages, checks_failed, indexed_at)"
-                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
+                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                      _run_row(run, run_id, path))
         if added:
             _insert_children(db, run, run_id)
