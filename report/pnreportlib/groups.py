@@ -8,8 +8,8 @@ mode (series mode or stock), config (name), and from its tags (fleet.json):
 group (every inventory group of its host; a run is in each), campaign.
 Samples: every iteration of every run of a column, pooled (--per iteration,
 as `compare` pools a run's iterations), or one per run, its mean (--per run:
-hosts as replicates; isolation metrics take each run's worst).  Only complete
-runs are compared; runs of more than one config are refused (add
+hosts as replicates; isolation metrics take each run's worst).  With --where on
+the --by key, only those values are columns.  Only complete runs are compared; runs of more than one config are refused (add
 --where config=NAME)."""
 import sys
 from collections import OrderedDict
@@ -107,7 +107,10 @@ def select(attrs, by, where, baseline):
         raise InputError(f"the selected runs are of {len(cfgs)} configs ({', '.join(cfgs)}): "
                          "add --where config=NAME")
     cols = OrderedDict()
-    for v in sorted({v for rid in chosen for v in attrs[rid][by]}):
+    values = {v for rid in chosen for v in attrs[rid][by]}
+    if by in where:            # --by group --where group=a --where group=b: columns a and b only
+        values &= where[by]
+    for v in sorted(values):
         cols[v] = sorted((rid for rid in chosen if v in attrs[rid][by]),
                          key=lambda r: (attrs[r]["started_at"] or "", r))
     if baseline is not None:
