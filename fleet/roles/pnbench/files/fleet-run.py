@@ -21,6 +21,7 @@ def main():
     a = json.loads(sys.argv[1])
     final = os.path.join(a["results"], a["name"])
     part = final + ".partial"
+    os.makedirs(a["results"], exist_ok=True)
     shutil.rmtree(part, ignore_errors=True)
     if os.path.exists(final):          # ran, but was not packed (interrupted): pack it
         rc = json.load(open(os.path.join(final, "fleet.json")))["pnbench_rc"]
