@@ -93,6 +93,11 @@ bail() {
 	exit 1
 }
 
+out=$(ANSIBLE_CONFIG=fleet/ansible.cfg ANSIBLE_HOME=$T/ansible-home ANSIBLE_LOCAL_TEMP=$T/ansible-tmp \
+	ansible-playbook --syntax-check -i fleet/inventory.example.yml fleet/site.yml 2>&1)
+check "fleet/site.yml passes ansible-playbook --syntax-check with fleet/inventory.example.yml" \
+	test -n "$(printf '%s\n' "$out" | grep -x 'playbook: fleet/site.yml')"
+
 # ---- hosts: a namespace, a veth pair on 198.18.0.0/15 (RFC 2544 benchmark
 # addresses, never routed), its own UTS name, its own sshd ----
 oct=$((ID % 200 + 20))
