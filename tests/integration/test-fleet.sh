@@ -222,7 +222,7 @@ rows_in_index() { q pnread "SELECT (SELECT COUNT(*) FROM runs) || '/' || (SELECT
 	(SELECT COUNT(*) FROM samples) || '/' || (SELECT COUNT(*) FROM node_verdicts) || '/' || (SELECT COUNT(*) FROM run_tags)"; }
 
 # ---- --check: says what it would do, does nothing ----
-play check.log --check
+play check.log --check --limit h1,h2,localhost
 rc=$?
 if [ "$rc" -eq 0 ] && [ ! -e "$T/h1/opt" ] && [ ! -e "$T/h2/opt" ] && [ ! -e "$T/results" ] &&
 	[ "$(recap check.log h1 changed)" -gt 0 ] && [ "$(runs_in_index)" = 0 ]; then
@@ -255,7 +255,7 @@ hn1=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["host"]["hostn
 hn2=$($PY -c 'import json,sys; print(json.load(open(sys.argv[1]))["host"]["hostname"])' "$r2/run.json")
 check "the runs ran on the test hosts (run.json host: $hn1, $hn2)" \
 	test "$hn1" = "pnfleet-h1-$ID" -a "$hn2" = "pnfleet-h2-$ID"
-srcid=$(find "$T/h2/opt/src" -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | head -n1)
+srcid=$(find "$T/h2/opt/src" -mindepth 1 -maxdepth 1 -type d -printf '%f\n' 2>/dev/null | head -n1)
 check "h2 built pnbench from the source tree ${srcid:0:12}, h1 got the controller's binary" \
 	test -n "$srcid" -a -x "$T/h2/opt/src/$srcid/build/pnbench" -a -x "$T/h1/opt/bin/pnbench" \
 	-a ! -e "$T/h1/opt/src/$srcid"
