@@ -91,3 +91,14 @@ CREATE TABLE IF NOT EXISTS node_verdicts (
 	pages_events      BIGINT,
 	PRIMARY KEY (run_id, node)
 );
+
+-- Labels a loader attaches to a run from fleet.json next to its run.json
+-- (written by fleet/: the inventory host, its groups, the campaign, the
+-- kernel the inventory expected).  Not part of the run's content hash: the
+-- same run loaded with more labels gains them, never loses any.
+CREATE TABLE IF NOT EXISTS run_tags (
+	run_id          TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+	key             TEXT NOT NULL,          -- group | campaign | inventory_host | expected_kernel | ...
+	value           TEXT NOT NULL,
+	PRIMARY KEY (run_id, key, value)
+);

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Install what pnbench needs.  As root: apt-get installs the Debian packages;
 # otherwise the exact command is printed (linux-perf is for the perf
-# collector's side-by-side benchmark, make perf-bench).  Then libperf is built from the
-# linux-source-6.12 tree (Debian does not package it) into the cache:
+# collector's side-by-side benchmark, make perf-bench; ansible-core, postgresql,
+# python3-psycopg2 and openssh-* for fleet/ and its test).  `deps.sh --list`
+# prints the packages, one a line (fleet/ installs the same list on its hosts).
+# Then libperf is built from the linux-source-6.12 tree (Debian does not
+# package it) into the cache:
 #   ${PNBENCH_CACHE:-/var/cache/pnbench}/libperf/{include,lib64}
 set -euo pipefail
 
@@ -15,7 +18,12 @@ PKGS=(
 	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf
 	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils
 	flex bison libelf-dev bc
+	ansible-core postgresql python3-psycopg2 openssh-server openssh-client iproute2
 )
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' "${PKGS[@]}"
+	exit 0
+fi
 CACHE=${PNBENCH_CACHE:-/var/cache/pnbench}
 
 missing=()

@@ -65,6 +65,19 @@ def cmd_dashboard(a):
     return dashboard.main(a)
 
 
+def cmd_load(a):
+    from . import dashboard
+    return dashboard.main_load(a)
+
+
+def cmd_index_init(a):
+    from . import indexdb
+    indexdb.init_postgresql(a.db, a.loader, a.reader)
+    print(f"index-init: {indexdb.redact(a.db)}: index.sql applied, index version {indexdb.INDEX_VERSION}"
+          + (f"; {a.loader} may insert" if a.loader else "") + (f"; {a.reader} may select" if a.reader else ""))
+    return 0
+
+
 def cmd_plot(a):
     """The per-node memory figure alone, as a PNG (default DIR/nodes.png)."""
     from . import plots, run_report
@@ -102,7 +115,16 @@ def parser():
     d.add_argument("--cells", action="store_true", help="also write each cell's run report and link it")
     d.set_defaults(fn=cmd_demo)
     c = sub.add_parser("compare", help="runs side by side (first = baseline), statistics, regression gate")
-    c.add_argument("runs", nargs="+")
+    c.add_argument("runs", nargs="*", help="run directories (first = baseline); or with --db, none")
+    c.add_argument("--db", help="compare groups of runs in an index (SQLite file or postgresql:// URL)")
+    c.add_argument("--by", choices=("kernel", "group", "host", "mode", "campaign"),
+                   help="with --db: one column per value of this (default kernel)")
+    c.add_argument("--where", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --db: only runs with this (kernel, group, host, mode, campaign, config; repeatable, "
+                        "AND across keys, OR within one)")
+    c.add_argument("--baseline", help="with --db: the --by value that is the baseline (default the first sorted)")
+    c.add_argument("--per", choices=("iteration", "run"), default="iteration",
+                   help="with --db: a sample is one iteration (pooled) or one run's mean")
     c.add_argument("--format", choices=("text", "html", "json"), default="text")
     c.add_argument("-o", "--output", help="write here instead of stdout")
     c.add_argument("--config", help="thresholds and noise floors (JSON; default report/compare.json)")
@@ -112,13 +134,25 @@ def parser():
     c.add_argument("--all", action="store_true", help="text: list unchanged metrics too")
     c.set_defaults(fn=cmd_compare)
     b = sub.add_parser("dashboard", help="index results into SQLite, write history pages and CSV")
-    b.add_argument("results", nargs="+", help="run directories, or directories holding them")
-    b.add_argument("--db", default="results/index.sqlite", help="SQLite index (created; appended to)")
+    b.add_argument("results", nargs="*", help="run directories, or directories holding them (none: pages of "
+                                              "the index as it is)")
+    b.add_argument("--db", default="results/index.sqlite",
+                   help="SQLite index (created; appended to) or postgresql:// URL (index-init first)")
     b.add_argument("-o", "--output", default="results/dashboard", help="directory of the HTML pages")
     b.add_argument("--csv", help="export every metric sample to this CSV file")
     b.add_argument("--sql", help="also write every row as portable INSERTs (psql -f report/index.sql -f FILE)")
     b.add_argument("--config", help="compare config for the regression marks")
     b.set_defaults(fn=cmd_dashboard)
+    ld = sub.add_parser("load", help="index results only (SQLite, or PostgreSQL with an insert-only role)")
+    ld.add_argument("results", nargs="+", help="run directories, or directories holding them")
+    ld.add_argument("--db", required=True, help="SQLite file or postgresql:// URL")
+    ld.add_argument("--dry-run", action="store_true", help="insert, count, roll back: what would be added")
+    ld.set_defaults(fn=cmd_load)
+    ii = sub.add_parser("index-init", help="create a shared PostgreSQL index (as its owner) and grant roles")
+    ii.add_argument("--db", required=True, help="postgresql:// URL of the database, as a role that owns it")
+    ii.add_argument("--loader", help="existing role that may only insert (pnreport load)")
+    ii.add_argument("--reader", help="existing role that may only select (dashboard, compare --db)")
+    ii.set_defaults(fn=cmd_index_init)
     pl = sub.add_parser("plot", help="memory per node over time as a PNG")
     pl.add_argument("dir")
     pl.add_argument("-o", "--output", help="PNG file (default DIR/nodes.png)")

@@ -163,9 +163,22 @@ def judge(cfg, meta, a, b, seed):
     return r
 
 
+def run_meta(r):
+    """What the renderers show of a compared run (or group of runs)."""
+    return {"path": r.dir, "kernel": r.kernel_label, "state": r.state,
+            "config": r.doc.get("config", {}).get("name"),
+            "config_sha256": r.doc.get("config", {}).get("sha256"),
+            "started_at": r.doc.get("started_at"), "verdict": r.doc["verdict"].get("result")}
+
+
 def compare(runs, cfg):
-    base = samples(runs[0])
-    others = [samples(r) for r in runs[1:]]
+    return compare_sets([samples(r) for r in runs], [run_meta(r) for r in runs], cfg)
+
+
+def compare_sets(sets, metas, cfg):
+    """sets: one samples() dict per column (first = baseline); metas: run_meta()s."""
+    base = sets[0]
+    others = sets[1:]
     keys = list(base) + [k for o in others for k in o if k not in base]
     keys = list(OrderedDict.fromkeys(keys))
     rows = []
@@ -192,12 +205,7 @@ def compare(runs, cfg):
         rows.append(entry)
     regs = [(r, v) for r in rows for v in r["vs"] if v["status"] == "regression"]
     few = any(v["status"] == "not enough samples" for r in rows for v in r["vs"])
-    return {"schema_version": 1,
-            "runs": [{"path": r.dir, "kernel": r.kernel_label, "state": r.state,
-                      "config": r.doc.get("config", {}).get("name"),
-                      "config_sha256": r.doc.get("config", {}).get("sha256"),
-                      "started_at": r.doc.get("started_at"), "verdict": r.doc["verdict"].get("result")}
-                     for r in runs],
+    return {"schema_version": 1, "runs": metas,
             "config": cfg, "metrics": rows, "regressions": len(regs),
             "result": "regression" if regs else ("not enough samples" if few and not rows_judged(rows) else "ok")}
 
@@ -368,10 +376,11 @@ def _json_clean(o):
     return o
 
 
-def main(a):
+def _compare_dirs(a, cfg):
     if len(a.runs) < 2:
-        raise InputError("compare needs at least two runs (the first is the baseline)")
-    cfg = load_config(a.config)
+        raise InputError("compare needs at least two runs (the first is the baseline), or --db")
+    if any(getattr(a, k, None) for k in ("by", "where", "baseline")):
+        raise InputError("--by, --where and --baseline select runs in an index: give --db")
     runs = [load_run(p) for p in a.runs]
     for r in runs:
         if r.incomplete:
@@ -379,7 +388,18 @@ def main(a):
                 raise InputError(f"{r.jpath}: run is {r.state} ({r.reason}): not compared "
                                  "(--allow-incomplete compares it, marked)")
             print(f"pnreport: {r.jpath}: run is {r.state}; compared anyway, marked", file=sys.stderr)
-    res = compare(runs, cfg)
+    return compare(runs, cfg)
+
+
+def main(a):
+    cfg = load_config(a.config)
+    if getattr(a, "db", None):
+        from . import groups
+        if a.runs:
+            raise InputError("compare --db selects runs from the index: give no run directories")
+        res = groups.compare_index(a, cfg)
+    else:
+        res = _compare_dirs(a, cfg)
     if a.format == "json":
         text = json.dumps(_json_clean(res), indent=1) + "\n"
     elif a.format == "html":

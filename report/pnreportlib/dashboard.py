@@ -9,33 +9,21 @@ nor used as a baseline; a regressed run is not a baseline either."""
 import csv
 import datetime
 import hashlib
+import json
 import os
 import re
-import sqlite3
 import sys
 from collections import OrderedDict
 
 from . import compare, plots, units
 from .html import Page
+from .indexdb import INDEX_VERSION, TABLES, open_index
 from .load import InputError, labels_str, load_run
-
-DDL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "index.sql")
-INDEX_VERSION = "1"
 
 
 def connect(path):
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    db = sqlite3.connect(path)
-    db.execute("PRAGMA foreign_keys = ON")
-    with open(DDL) as fh:
-        db.executescript(fh.read())
-    cur = db.execute("SELECT value FROM index_meta WHERE key = 'index_version'").fetchone()
-    if cur is None:
-        db.execute("INSERT INTO index_meta (key, value) VALUES ('index_version', ?)", (INDEX_VERSION,))
-    elif cur[0] != INDEX_VERSION:
-        raise InputError(f"{path}: index version {cur[0]}, this report writes {INDEX_VERSION}")
-    return db
+    """The index at PATH (SQLite file, created) or URL (PostgreSQL)."""
+    return open_index(path)
 
 
 def find_runs(paths):
@@ -58,73 +46,139 @@ def find_runs(paths):
     return out
 
 
-def index_run(db, run):
-    """Add one run; returns 'added', 'present' or 'replaced'."""
-    run_id = hashlib.sha256(run.raw).hexdigest()
-    if db.execute("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)).fetchone():
-        return "present", run_id
-    path = os.path.realpath(run.dir)
-    old = [r[0] for r in db.execute("SELECT run_id FROM runs WHERE path = ?", (path,))]
-    for o in old:      # the directory was rewritten since: its old content is gone
-        db.execute("DELETE FROM samples WHERE run_id = ?", (o,))
-        db.execute("DELETE FROM metrics WHERE run_id = ?", (o,))
-        db.execute("DELETE FROM node_verdicts WHERE run_id = ?", (o,))
-        db.execute("DELETE FROM runs WHERE run_id = ?", (o,))
+def read_tags(run):
+    """Labels from fleet.json next to run.json (written by fleet/), as (key, value)
+    pairs; {} when there is none.  A malformed one is bad input."""
+    path = os.path.join(run.dir, "fleet.json")
+    if not os.path.exists(path):
+        return []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            doc = json.load(fh)
+    except (OSError, ValueError) as e:
+        raise InputError(f"{path}: not valid JSON ({e})")
+    if not isinstance(doc, dict):
+        raise InputError(f"{path}: not a JSON object")
+    out = []
+    for k, v in sorted(doc.items()):
+        vals = v if isinstance(v, list) else [v]
+        for x in vals:
+            if x is None or isinstance(x, (dict, list)):
+                raise InputError(f"{path}: $.{k}: a string, number or list of them expected")
+            out.append((k if not isinstance(v, list) or not k.endswith("s") else k[:-1], str(x)))
+    return sorted(set(out))
+
+
+def _drop_run(db, run_id):
+    for t in ("samples", "metrics", "node_verdicts", "run_tags", "runs"):
+        db.x(f"DELETE FROM {t} WHERE run_id = ?", (run_id,))
+
+
+def _run_row(run, run_id, path):
     d = run.doc
     k = d["kernel"]
     s = k.get("series") or {}
     v = d["verdict"]
-    db.execute(
-        "INSERT INTO runs (run_id, path, schema_version, tool_version, state, status_reason, started_at,"
-        " updated_at, hostname, kernel_release, series_id, series_mode, kconfig_sha256, config_name,"
-        " config_sha256, verdict, misplaced_pages, checks_failed, indexed_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING",
-        (run_id, path, d["schema_version"], d.get("tool", {}).get("version"), run.state, run.reason,
-         d.get("started_at"), d.get("updated_at"), d.get("host", {}).get("hostname"), k.get("release"),
-         s.get("id"), s.get("mode"), k.get("kconfig_sha256"), d.get("config", {}).get("name"),
-         d.get("config", {}).get("sha256"), v.get("result"), v.get("misplaced_pages"),
-         (v.get("checks") or {}).get("failed"),
-         datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")))
+    return (run_id, path, d["schema_version"], d.get("tool", {}).get("version"), run.state, run.reason,
+            d.get("started_at"), d.get("updated_at"), d.get("host", {}).get("hostname"), k.get("release"),
+            s.get("id"), s.get("mode"), k.get("kconfig_sha256"), d.get("config", {}).get("name"),
+            d.get("config", {}).get("sha256"), v.get("result"), v.get("misplaced_pages"),
+            (v.get("checks") or {}).get("failed"),
+            datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
+
+
+def _insert_children(db, run, run_id):
+    metrics, samples = [], []
     for key, m in compare.samples(run).items():
         desc = compare.stats.describe(m["values"])
         row = (run_id, m["point"], m["phase"] or "", m["workload_index"] if m["workload_index"] is not None else -1,
                m["name"], labels_str(m["labels"]))
-        db.execute("INSERT INTO metrics (run_id, point, phase, workload_index, workload, name, labels, kind, unit,"
-                   " better, aggregate, n, mean, stddev, min_value, max_value)"
-                   " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                   row[:4] + (m["workload"] or "",) + row[4:] + (m["kind"], m["unit"], m["better"], m["aggregate"],
-                                                                 desc["n"], desc["mean"], desc["stddev"],
-                                                                 desc["min"], desc["max"]))
-        db.executemany("INSERT INTO samples (run_id, point, phase, workload_index, name, labels, sample, value)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                       [row + (i, float(x)) for i, x in enumerate(m["values"])])
-    for node, nv in (v.get("nodes") or {}).items():
+        metrics.append(row[:4] + (m["workload"] or "",) + row[4:] + (m["kind"], m["unit"], m["better"],
+                                                                     m["aggregate"], desc["n"], desc["mean"],
+                                                                     desc["stddev"], desc["min"], desc["max"]))
+        samples.extend(row + (i, float(x)) for i, x in enumerate(m["values"]))
+    db.many("INSERT INTO metrics (run_id, point, phase, workload_index, workload, name, labels, kind, unit,"
+            " better, aggregate, n, mean, stddev, min_value, max_value)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", metrics)
+    db.many("INSERT INTO samples (run_id, point, phase, workload_index, name, labels, sample, value)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", samples)
+    nodes = []
+    for node, nv in (run.doc["verdict"].get("nodes") or {}).items():
         src = nv.get("sources") or {}
-        db.execute("INSERT INTO node_verdicts (run_id, node, general_pages_max, pass, inconclusive, pages_counters,"
-                   " pages_events) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                   (run_id, int(node), nv.get("general_pages_max"), int(bool(nv.get("pass"))),
-                    int(bool(nv.get("inconclusive"))), src.get("counters"), src.get("events")))
+        nodes.append((run_id, int(node), nv.get("general_pages_max"), int(bool(nv.get("pass"))),
+                      int(bool(nv.get("inconclusive"))), src.get("counters"), src.get("events")))
+    db.many("INSERT INTO node_verdicts (run_id, node, general_pages_max, pass, inconclusive, pages_counters,"
+            " pages_events) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", nodes)
+
+
+def index_run(db, run, tags=None, dry_run=False):
+    """Add one run in one transaction; returns ('added'|'present'|'replaced', run_id).
+
+    Uses INSERT ... ON CONFLICT DO NOTHING only, and its row count, to tell a
+    new run from a present one: an insert-only role can load.  Only on SQLite
+    (one user's own index) does a run directory rewritten since replace its
+    older entry at that path; a shared PostgreSQL index keeps both.  dry_run:
+    the same statements, rolled back (what would be added)."""
+    run_id = hashlib.sha256(run.raw).hexdigest()
+    path = os.path.realpath(run.dir)
+    old = []
+    if db.dialect == "sqlite":
+        if db.q("SELECT 1 FROM runs WHERE run_id = ?", (run_id,)):
+            return "present", run_id
+        old = [r[0] for r in db.q("SELECT run_id FROM runs WHERE path = ?", (path,))]
+        for o in old:      # the directory was rewritten since: its old content is gone
+            _drop_run(db, o)
+    tags = read_tags(run) if tags is None else tags
+    # ON CONFLICT without a conflict target: PostgreSQL wants SELECT on the
+    # target's columns when one is named, and the loader role has none.
+    try:
+        added = db.x("INSERT INTO runs (run_id, path, schema_version, tool_version, state, status_reason, started_at,"
+                     " updated_at, hostname, kernel_release, series_id, series_mode, kconfig_sha256, config_name,"
+                     " config_sha256, verdict, misplaced_pages, checks_failed, indexed_at)"
+                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                     _run_row(run, run_id, path))
+        if added:
+            _insert_children(db, run, run_id)
+        db.many("INSERT INTO run_tags (run_id, key, value) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
+                [(run_id, k, v) for k, v in tags])
+        if dry_run:
+            db.rollback()
+        else:
+            db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    if not added:
+        return "present", run_id
     return ("replaced" if old else "added"), run_id
 
 
+def _nf(x):
+    """Sort key: NULL first (as SQLite orders it), then the value."""
+    return (x is not None, x if x is not None else "")
+
+
 def series(db):
-    """OrderedDict series key -> [point dicts in time order]."""
-    q = ("SELECT m.run_id, r.started_at, r.kernel_release, r.series_mode, r.state, r.hostname, r.config_name,"
-         " m.point, m.phase, m.workload_index, m.workload, m.name, m.labels, m.kind, m.unit, m.better, m.n,"
-         " m.mean, m.stddev FROM metrics m JOIN runs r ON r.run_id = m.run_id"
-         " ORDER BY m.name, m.labels, m.phase, m.workload_index, r.started_at, r.run_id")
+    """OrderedDict series key -> [point dicts in time order].  Two queries,
+    ordered in Python: the same order from SQLite and PostgreSQL."""
+    rows = db.q("SELECT m.run_id, r.started_at, r.kernel_release, r.series_mode, r.state, r.hostname, r.config_name,"
+                " m.point, m.phase, m.workload_index, m.workload, m.name, m.labels, m.kind, m.unit, m.better, m.n,"
+                " m.mean, m.stddev FROM metrics m JOIN runs r ON r.run_id = m.run_id")
+    rows.sort(key=lambda r: (r[11], r[12], r[8], r[9], _nf(r[1]), r[0], _nf(r[5]), _nf(r[6]), r[7]))
+    vals = {}
+    for run_id, point, phase, wi, name, labels, i, v in db.q(
+            "SELECT run_id, point, phase, workload_index, name, labels, sample, value FROM samples"):
+        vals.setdefault((run_id, point, phase, wi, name, labels), []).append((i, v))
     out = OrderedDict()
-    for row in db.execute(q):
+    for row in rows:
         (run_id, started, rel, mode, state, host, cfg, point, phase, wi, wl, name, labels, kind, unit, better,
          n, mean, sd) = row
         key = (host, cfg, point, phase, wi, wl, name, labels)   # one series per machine
-        vals = [r[0] for r in db.execute(
-            "SELECT value FROM samples WHERE run_id = ? AND point = ? AND phase = ? AND workload_index = ?"
-            " AND name = ? AND labels = ? ORDER BY sample", (run_id, point, phase, wi, name, labels))]
         out.setdefault(key, []).append({
-            "run_id": run_id, "started_at": started, "kernel": rel + (f" [{mode}]" if mode else ""),
+            "run_id": run_id, "started_at": started, "kernel": (rel or "?") + (f" [{mode}]" if mode else ""),
             "state": state, "host": host, "kind": kind, "unit": unit, "better": better, "n": n,
-            "mean": mean, "stddev": sd, "values": vals})
+            "mean": mean, "stddev": sd,
+            "values": [v for _, v in sorted(vals.get((run_id, point, phase, wi, name, labels), []))]})
     return out
 
 
@@ -207,8 +261,8 @@ def write_pages(db, out, cfg):
         with open(os.path.join(out, "metrics", fname), "w", encoding="utf-8") as fh:
             fh.write(page.render())
         summary.append((key, pts, regs, fname))
-    runs = list(db.execute("SELECT run_id, started_at, kernel_release, series_mode, hostname, config_name, state,"
-                           " verdict, path FROM runs ORDER BY started_at, run_id"))
+    runs = sorted(db.q("SELECT run_id, started_at, kernel_release, series_mode, hostname, config_name, state,"
+                       " verdict, path FROM runs"), key=lambda r: (_nf(r[1]), r[0]))
     page = Page("pnbench results dashboard")
     page.h(1, "pnbench results dashboard")
     nreg = sum(1 for s in summary if s[2])
@@ -244,7 +298,7 @@ def export_csv(db, path):
          " m.better, s.sample, s.value FROM samples s"
          " JOIN metrics m ON m.run_id = s.run_id AND m.point = s.point AND m.phase = s.phase"
          "  AND m.workload_index = s.workload_index AND m.name = s.name AND m.labels = s.labels"
-         " JOIN runs r ON r.run_id = s.run_id ORDER BY r.started_at, r.run_id, s.name, s.labels, s.sample")
+         " JOIN runs r ON r.run_id = s.run_id")
     cols = ["run_id", "started_at", "hostname", "kernel_release", "series_id", "series_mode", "state",
             "config_name", "point", "phase", "workload", "workload_index", "metric", "labels", "kind", "unit",
             "better", "sample", "value"]
@@ -252,13 +306,10 @@ def export_csv(db, path):
     with open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(cols)
-        for row in db.execute(q):
+        for row in sorted(db.q(q), key=lambda r: (_nf(r[1]), r[0], r[12], r[13], r[17], r[8], r[9], r[11])):
             w.writerow(row)
             n += 1
     return n
-
-
-TABLES = ("index_meta", "runs", "metrics", "samples", "node_verdicts")   # foreign keys in this order
 
 
 def _sql_literal(v):
@@ -277,7 +328,7 @@ def export_sql(db, path):
     with open(path, "w", encoding="utf-8") as fh:
         fh.write("-- pnbench results index rows (report/index.sql, index version %s)\nBEGIN;\n" % INDEX_VERSION)
         for t in TABLES:
-            cur = db.execute(f"SELECT * FROM {t}")
+            cur = db.cursor(f"SELECT * FROM {t}")
             cols = [d[0] for d in cur.description]
             for row in cur:
                 fh.write(f"INSERT INTO {t} ({', '.join(cols)}) VALUES ("
@@ -287,28 +338,47 @@ def export_sql(db, path):
     return n
 
 
-def main(a):
-    cfg = compare.load_config(a.config)
-    dirs = find_runs(a.results)
-    db = connect(a.db)
+def load(db, dirs, dry_run=False):
+    """Index every run directory; (counts, bad inputs)."""
     counts = {"added": 0, "present": 0, "replaced": 0}
     bad = []
     for d in dirs:
         try:
             run = load_run(d)
+            what, _ = index_run(db, run, dry_run=dry_run)
         except InputError as e:
             bad.append(str(e))
             print(f"pnreport: {e} (not indexed)", file=sys.stderr)
             continue
-        what, _ = index_run(db, run)
         counts[what] += 1
         if run.incomplete:
             print(f"pnreport: {run.jpath}: run is {run.state}; indexed, marked, never judged", file=sys.stderr)
-    db.commit()
+    return counts, bad
+
+
+def _loaded(counts, db):
+    return (f"{counts['added']} run(s) added, {counts['replaced']} replaced, {counts['present']} already "
+            f"indexed in {db.name}")
+
+
+def main_load(a):
+    """`load RESULTS… --db`: index only (an insert-only role can do it)."""
+    dirs = find_runs(a.results)
+    db = connect(a.db)
+    counts, bad = load(db, dirs, a.dry_run)
+    db.close()
+    print(("load --dry-run: would be " if a.dry_run else "load: ") + _loaded(counts, db))
+    return 2 if bad else 0
+
+
+def main(a):
+    cfg = compare.load_config(a.config)
+    dirs = find_runs(a.results) if a.results else []
+    db = connect(a.db) if dirs else open_index(a.db, create=False)
+    counts, bad = load(db, dirs)
     nser = write_pages(db, a.output, cfg)
-    total = db.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
-    print(f"dashboard: {counts['added']} run(s) added, {counts['replaced']} replaced, {counts['present']} already "
-          f"indexed; {total} in {a.db}; {nser} metric pages in {a.output}/")
+    total = db.q("SELECT COUNT(*) FROM runs")[0][0]
+    print(f"dashboard: {_loaded(counts, db)}; {total} there; {nser} metric pages in {a.output}/")
     if a.csv:
         n = export_csv(db, a.csv)
         print(f"dashboard: {n} samples exported to {a.csv}")

@@ -444,7 +444,7 @@ class Dashboard(Case):
         con.executescript(ddl)
         con.executescript(ddl)      # idempotent: IF NOT EXISTS everywhere
         tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        self.assertEqual(tables, {"index_meta", "runs", "metrics", "samples", "node_verdicts"})
+        self.assertEqual(tables, {"index_meta", "runs", "metrics", "samples", "node_verdicts", "run_tags"})
 
     def test_index_loads_into_postgresql(self):
         """The same DDL and the --sql export in a throw-away PostgreSQL cluster, twice."""

@@ -1,0 +1,68 @@
+#!/usr/bin/python3
+"""Run pnbench once on a fleet host (the pnbench role's script task).
+
+Argument: one JSON object {bin, command, args, config, results, name, env,
+timeout, ok_rcs, meta}.  The run writes RESULTS/NAME.partial; when pnbench
+exits with a result code (ok_rcs) and left a run.json, fleet.json (meta and
+the exit code) is added, the directory renamed to RESULTS/NAME and packed
+as RESULTS/NAME.tar.gz (written aside, renamed): the task's marker.
+Otherwise it is kept as NAME.failed-UTC and the script exits 1 with the
+reason and pnbench's last stderr lines.  Prints one JSON line."""
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+
+
+def main():
+    a = json.loads(sys.argv[1])
+    final = os.path.join(a["results"], a["name"])
+    part = final + ".partial"
+    os.makedirs(a["results"], exist_ok=True)
+    shutil.rmtree(part, ignore_errors=True)
+    if os.path.exists(final):          # ran, but was not packed (interrupted): pack it
+        rc = json.load(open(os.path.join(final, "fleet.json")))["pnbench_rc"]
+        return pack(final, rc, "packed")
+    argv = [a["bin"], a["command"], "-q", *a["args"], a["config"], "-o", part]
+    env = dict(os.environ, **{k: str(v) for k, v in a["env"].items()})
+    try:
+        p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=a["timeout"])
+        rc, err = p.returncode, p.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, err = -1, f"timed out after {a['timeout']} s (pnbench_run_timeout)\n{e.stderr or ''}"
+    except OSError as e:
+        rc, err = -1, f"{argv[0]}: {e.strerror}"
+    ok = rc in a["ok_rcs"] and os.path.exists(os.path.join(part, "run.json"))
+    if not ok:
+        kept = None
+        if os.path.exists(part):
+            kept = final + ".failed-" + datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+            os.rename(part, kept)
+        why = (f"pnbench exited {rc}" if rc >= 0 else "pnbench did not finish") + \
+            ("" if rc not in a["ok_rcs"] else " but wrote no run.json")
+        print(json.dumps({"changed": True, "failed": True, "rc": rc, "msg": why, "argv": argv, "kept": kept,
+                          "stderr_tail": err.strip().splitlines()[-12:]}))
+        return 1
+    meta = dict(a["meta"], pnbench_rc=rc, argv=" ".join(argv[:-2] + ["-o", final]))
+    with open(os.path.join(part, "fleet.json.tmp"), "w") as fh:
+        json.dump(meta, fh, indent=1, sort_keys=True)
+    os.rename(os.path.join(part, "fleet.json.tmp"), os.path.join(part, "fleet.json"))
+    os.rename(part, final)
+    return pack(final, rc, "ran")
+
+
+def pack(final, rc, what):
+    tmp = final + ".tar.gz.tmp"
+    with tarfile.open(tmp, "w:gz") as t:
+        t.add(final, arcname=os.path.basename(final))
+    os.rename(tmp, final + ".tar.gz")
+    print(json.dumps({"changed": True, "rc": rc, "msg": f"{what}: {final}", "dir": final}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
