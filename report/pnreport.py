@@ -10,6 +10,7 @@ usage:
   pnreport.py compare A B [C...]         A/B statistics and a regression gate
   pnreport.py dashboard RESULTS...       SQLite index, history pages, CSV export
   pnreport.py demo DEMO_DIR              the truth table of make demo
+  pnreport.py demo-table DEMO_DIR        judge make demo's cells into DEMO_DIR/demo.json
   (all but plot are report/pnreportlib/: see report/README.md and
    pnreport.py run -h etc.)
 
@@ -206,7 +207,7 @@ def cmd_plot(args):
 
 
 # Commands implemented by the report/pnreportlib/ package (schema_version 2).
-PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo")
+PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo", "demo-table")
 
 
 def _wants_package(argv):
