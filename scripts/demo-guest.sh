@@ -14,8 +14,9 @@
 # never happens while a run measures.  The model (stock, isolate, private) is
 # read from the kernel: on stock and isolate the device nodes are named
 # (--private 1,2), on private the kernel's own private nodes are used.
-# /guest/demo.env may set RUNS (default: every run below) and DEMO_EXEC (the
-# `pnbench vm --exec` command line instead of the demo runs).
+# /guest/demo.env may set RUNS (default: every run below) and DEMO_EXEC=1:
+# instead of the demo runs, `pnbench run --exec` of the command whose words
+# are the lines of /guest/exec.args (`pnbench vm --exec`).
 OUT=/mnt/host
 PN=/usr/local/bin/pnbench
 RUNS="probes explicit pressure interleave exhaust multinode fault"
@@ -132,8 +133,10 @@ if [ -n "$DEMO_EXEC" ]; then
 	# pnbench vm --exec: the user's command under the collectors
 	[ "$model" = private ] && optin
 	t0=$(now)
+	set --
+	while IFS= read -r a; do set -- "$@" "$a"; done </guest/exec.args
 	# shellcheck disable=SC2086
-	$PN run -o /tmp/exec --exec $ROLE -- $DEMO_EXEC >/tmp/exec.log 2>&1
+	$PN run -o /tmp/exec --exec $ROLE -- "$@" >/tmp/exec.log 2>&1
 	rc=$?
 	cp -r /tmp/exec "$OUT/exec"
 	cp /tmp/exec.log "$OUT/exec.log"
