@@ -156,8 +156,10 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 {
 	static const char *const keys[] = { "name",	    "description", "cpus",
 					    "dram_mib",	    "device_nodes", "device_mib",
-					    "disk_mib",	    "online",	    NULL };
+					    "disk_mib",	    "online",	    "hmat",
+					    NULL };
 	cJSON *doc = parse_object(path, keys);
+	const cJSON *v;
 	char desc[1024];
 	int ret;
 
@@ -174,6 +176,12 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 	ret = ret ?: get_uint(path, doc, "device_mib", &t->device_mib, 256, 4096, 16);
 	ret = ret ?: get_uint(path, doc, "disk_mib", &t->disk_mib, 0, 2048, 16);
 	ret = ret ?: topology_online(path, doc, t);
+	v = cJSON_GetObjectItemCaseSensitive(doc, "hmat");
+	if (!ret && v && !cJSON_IsBool(v))
+		ret = pn_error(-EINVAL, "%s: $.hmat: not true or false", path);
+	t->hmat = v && cJSON_IsTrue(v);
+	if (!ret && t->hmat && t->cpus < 2)
+		ret = pn_error(-EINVAL, "%s: $.cpus: hmat needs 2 or more (one per initiator)", path);
 	if (!ret && t->dram_mib + t->disk_mib > 3072 - 16)
 		ret = pn_error(-EINVAL, "%s: $.disk_mib: dram_mib + disk_mib must stay below 3056",
 			       path);
@@ -232,8 +240,8 @@ int pn_cmd_testbed(int argc, char **argv)
 		if (pn_topology_cfg_load(argv[2], &t))
 			return PN_EXIT_USAGE;
 		printf("name=%s\ncpus=%u\ndram_mib=%u\ndevice_nodes=%u\ndevice_mib=%u\n"
-		       "disk_mib=%u\nonline=%s%s%s\n",
-		       t.name, t.cpus, t.dram_mib, t.device_nodes, t.device_mib, t.disk_mib,
+		       "disk_mib=%u\nhmat=%d\nonline=%s%s%s\n",
+		       t.name, t.cpus, t.dram_mib, t.device_nodes, t.device_mib, t.disk_mib, t.hmat,
 		       t.online_movable ? "movable" : "",
 		       t.online_movable && t.online_kernel ? " " : "",
 		       t.online_kernel ? "kernel" : "");

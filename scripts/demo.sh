@@ -160,6 +160,7 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 		"$k" "${KMODEL[$k]}" "$o" "${T[name]}" "${KPATH[$k]}" "${KAPPEND[$k]}" >"$d/cell.txt"
 	echo "RUNS=\"${runs:-probes explicit pressure interleave exhaust multinode fault}\"" >"$d/.env"
 	((KPRIV[$k])) && args+=(--private)
+	((T[hmat])) && args+=(--hmat)
 	[[ -n "${KAPPEND[$k]}" ]] && args+=(--append " ${KAPPEND[$k]}")
 	for f in configs/demo/*.json; do args+=(--file "$f:/guest/demo/${f##*/}"); done
 	START[$c]=$(date +%s)

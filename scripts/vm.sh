@@ -76,6 +76,7 @@ printf '%s\n' "/usr/local/bin/${bin##*/}" "${prog[@]:1}" >"$out/.exec.args"
 echo 'DEMO_EXEC=1' >"$out/.env"
 args=()
 ((K[private_nodes])) && args+=(--private)
+((T[hmat])) && args+=(--hmat)
 [[ -n "${K[append]}" ]] && args+=(--append " ${K[append]}")
 echo "pnbench vm: ${prog[*]} on $(basename "${K[kernel]}") (${K[kernel]}), topology ${T[name]}, online_$online" >&2
 kernel-series/qemu/run-guest.sh --kernel "${K[kernel]}" "${args[@]}" --online "$online" \
