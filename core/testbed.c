@@ -106,8 +106,9 @@ static int get_str(const char *path, const cJSON *doc, const char *key, char *ou
 		return pn_error(-EINVAL, "%s: $.%s: longer than %zu characters", path, key,
 				len - 1);
 	if (safe && s[strspn(s, SAFE_CHARS " ")])
-		return pn_error(-EINVAL, "%s: $.%s: \"%s\" has characters outside [A-Za-z0-9_./=,- ]",
-				path, key, s);
+		return pn_error(-EINVAL,
+				"%s: $.%s: \"%s\" has characters outside [A-Za-z0-9_./=,- ]", path,
+				key, s);
 	snprintf(out, len, "%s", s);
 	return 0;
 }
@@ -121,8 +122,7 @@ static int get_uint(const char *path, const cJSON *doc, const char *key, unsigne
 	if (!v)
 		return pn_error(-EINVAL, "%s: $.%s: missing", path, key);
 	if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long long)v->valuedouble ||
-	    v->valuedouble < min || v->valuedouble > max ||
-	    (unsigned int)v->valuedouble % mult)
+	    v->valuedouble < min || v->valuedouble > max || (unsigned int)v->valuedouble % mult)
 		return pn_error(-EINVAL, "%s: $.%s: wants an integer in %u..%u, a multiple of %u",
 				path, key, min, max, mult);
 	*out = (unsigned int)v->valuedouble;
@@ -138,15 +138,18 @@ static int topology_online(const char *path, const cJSON *doc, struct pn_topolog
 		return 0;
 	}
 	if (!cJSON_IsArray(v) || !cJSON_GetArraySize(v))
-		return pn_error(-EINVAL, "%s: $.online: wants a non-empty array of \"movable\", "
-				"\"kernel\"", path);
+		return pn_error(-EINVAL,
+				"%s: $.online: wants a non-empty array of \"movable\", "
+				"\"kernel\"",
+				path);
 	cJSON_ArrayForEach (e, v) {
 		if (cJSON_IsString(e) && !strcmp(e->valuestring, "movable"))
 			t->online_movable = true;
 		else if (cJSON_IsString(e) && !strcmp(e->valuestring, "kernel"))
 			t->online_kernel = true;
 		else
-			return pn_error(-EINVAL, "%s: $.online: entries are \"movable\" or \"kernel\"",
+			return pn_error(-EINVAL,
+					"%s: $.online: entries are \"movable\" or \"kernel\"",
 					path);
 	}
 	return 0;
@@ -154,10 +157,9 @@ static int topology_online(const char *path, const cJSON *doc, struct pn_topolog
 
 int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 {
-	static const char *const keys[] = { "name",	    "description", "cpus",
-					    "dram_mib",	    "device_nodes", "device_mib",
-					    "disk_mib",	    "online",	    "hmat",
-					    NULL };
+	static const char *const keys[] = { "name",	    "description", "cpus",     "dram_mib",
+					    "device_nodes", "device_mib",  "disk_mib", "online",
+					    "hmat",	    NULL };
 	cJSON *doc = parse_object(path, keys);
 	const cJSON *v;
 	char desc[1024];
@@ -181,7 +183,8 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 		ret = pn_error(-EINVAL, "%s: $.hmat: not true or false", path);
 	t->hmat = v && cJSON_IsTrue(v);
 	if (!ret && t->hmat && t->cpus < 2)
-		ret = pn_error(-EINVAL, "%s: $.cpus: hmat needs 2 or more (one per initiator)", path);
+		ret = pn_error(-EINVAL, "%s: $.cpus: hmat needs 2 or more (one per initiator)",
+			       path);
 	if (!ret && t->dram_mib + t->disk_mib > 3072 - 16)
 		ret = pn_error(-EINVAL, "%s: $.disk_mib: dram_mib + disk_mib must stay below 3056",
 			       path);
@@ -191,7 +194,7 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 
 int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 {
-	static const char *const keys[] = { "name",   "description",   "kernel", "append",
+	static const char *const keys[] = { "name",  "description",   "kernel", "append",
 					    "model", "private_nodes", NULL };
 	cJSON *doc = parse_object(path, keys);
 	const cJSON *v;
@@ -220,7 +223,8 @@ int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 
 static int testbed_usage(FILE *f, int rc)
 {
-	fputs("usage: pnbench testbed topology FILE   checked values of a configs/topologies/ file\n"
+	fputs("usage: pnbench testbed topology FILE   checked values of a configs/topologies/ "
+	      "file\n"
 	      "       pnbench testbed kernel FILE     checked values of a configs/kernels/ file\n"
 	      "Prints key=value lines for scripts/demo.sh and scripts/vm.sh; exit 2 naming the\n"
 	      "file and field when the config is bad.\n",
@@ -278,8 +282,10 @@ static int exec_script(const char *script, int argc, char **argv)
 		snprintf(path, sizeof(path), "%s/../%s", exe, script);
 	}
 	if (access(path, X_OK))
-		return pn_error(PN_EXIT_USAGE, "%s: %s (run from the source tree, or set "
-				"PNBENCH_SRCDIR)", path, strerror(errno));
+		return pn_error(PN_EXIT_USAGE,
+				"%s: %s (run from the source tree, or set "
+				"PNBENCH_SRCDIR)",
+				path, strerror(errno));
 	args = pn_xcalloc((size_t)argc + 1, sizeof(*args));
 	args[0] = path;
 	for (int i = 1; i < argc; i++)
