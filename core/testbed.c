@@ -64,7 +64,7 @@ static cJSON *parse_object(const char *path, const char *const *allowed)
 	for (a = doc->child; a; a = a->next) {
 		size_t i;
 
-		for (i = 0; allowed[i] && strcmp(allowed[i], a->string); i++)
+		for (i = 0; allowed[i] && strcmp(allowed[i], a->string) != 0; i++)
 			;
 		if (!allowed[i]) {
 			pn_error(-EINVAL, "%s: $.%s: unknown key", path, a->string);
@@ -209,8 +209,8 @@ int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 	ret = ret ?: get_str(path, doc, "kernel", k->kernel, sizeof(k->kernel), NULL, true);
 	ret = ret ?: get_str(path, doc, "append", k->append, sizeof(k->append), "", true);
 	ret = ret ?: get_str(path, doc, "model", k->model, sizeof(k->model), NULL, true);
-	if (!ret && strcmp(k->model, "stock") && strcmp(k->model, "isolate") &&
-	    strcmp(k->model, "private"))
+	if (!ret && strcmp(k->model, "stock") != 0 && strcmp(k->model, "isolate") != 0 &&
+	    strcmp(k->model, "private") != 0)
 		ret = pn_error(-EINVAL, "%s: $.model: \"%s\" is not stock, isolate or private",
 			       path, k->model);
 	v = cJSON_GetObjectItemCaseSensitive(doc, "private_nodes");
@@ -266,15 +266,16 @@ int pn_cmd_testbed(int argc, char **argv)
 /* exec SCRIPT (relative to the source tree) with argv[1..] */
 static int exec_script(const char *script, int argc, char **argv)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64];
+	char path[PATH_MAX + 64];
 	const char *src = getenv("PNBENCH_SRCDIR");
 	char **args;
-	ssize_t n;
 
-	if (src)
+	if (src) {
 		snprintf(path, sizeof(path), "%s/%s", src, script);
-	else {
-		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	} else {
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
 		if (n <= 0)
 			return pn_error(PN_EXIT_ERROR, "/proc/self/exe: %s", strerror(errno));
 		exe[n] = '\0';
