@@ -147,7 +147,7 @@ def judge_probes(cell, exp):
     ran, leaked, pages = set(), set(), 0
     for _, w in workloads(doc, "probes"):
         for r in table(w, "probes"):
-            if r.get("state") != "ran":
+            if r.get("status") != "ran":
                 continue
             ran.add(r["probe"])
             if (r.get("pages") or 0) > 0:
