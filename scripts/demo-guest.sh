@@ -90,7 +90,8 @@ fault() {
 		for m in /sys/devices/system/node/node2/memory*; do
 			[ -e "$m/state" ] || continue
 			[ "$(cat "$m/state")" = online ] || continue
-			if echo offline >"$m/state" 2>/tmp/off.err; then
+			# a migration that never finishes is interrupted (EINTR): a refusal
+			if timeout 60 sh -c "echo offline >$m/state" 2>/tmp/off.err; then
 				ok=$((ok + 1))
 			else
 				busy=$((busy + 1))

@@ -18,7 +18,7 @@
 #                   expected column applies; default: what the guest reports)
 #   --online LIST   movable and/or kernel (default: the topology's list)
 #   --jobs N        guests at a time (default 2)
-#   --timeout SEC   per guest (default 1200); a guest that hangs or panics is
+#   --timeout SEC   per guest (default 900); a guest that hangs or panics is
 #                   a failed cell with its console log kept
 #   --runs LIST     the guest's runs (default: probes explicit pressure
 #                   interleave exhaust multinode fault)
@@ -44,7 +44,7 @@ log() { printf '%s demo: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 die() { printf 'pnbench demo: error: %s\n' "$1" >&2; exit "${2:-2}"; }
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 
-out='' topo=reference kernels='stock isolate private' online='' jobs=2 timeout=1200
+out='' topo=reference kernels='stock isolate private' online='' jobs=2 timeout=900
 runs='' build=1 report=1
 while (($#)); do
 	case "$1" in
