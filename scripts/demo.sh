@@ -72,7 +72,7 @@ done
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)" 4
 
 # key=value lines of `pnbench testbed` into the associative array named $1
-declare -A T K
+declare -A T=() K=()
 # shellcheck disable=SC2034 # arr is a nameref: it fills the caller's array
 read_cfg() { # ARRAY topology|kernel FILE
 	local -n arr=$1
@@ -91,7 +91,7 @@ for o in $online; do
 done
 
 # ---- kernels: configs/kernels/<name>.json, or KERNEL=bzImage ----------------
-declare -A KPATH KMODEL KAPPEND KPRIV
+declare -A KPATH=() KMODEL=() KAPPEND=() KPRIV=()
 knames=()
 kernel_of() { # KIND -> cached bzImage, built when missing (kernel-series tooling)
 	local kind=$1 path
@@ -141,7 +141,7 @@ cells=()
 for k in "${knames[@]}"; do
 	for o in $online; do cells+=("$k|$o"); done
 done
-declare -A PID START SEEN
+declare -A PID=() START=() SEEN=()
 stopping=0
 # shellcheck disable=SC2317 # called from the traps
 cleanup() {

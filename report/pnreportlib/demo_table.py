@@ -117,8 +117,11 @@ def metric(w, name):
     return sum(m["value"] for m in w.get("metrics", []) if m["name"] == name and not m.get("labels"))
 
 
-def row(value, text, expected, ok):
-    return {"value": value, "text": text, "expected": expected, "pass": ok}
+def row(value, text, expected, ok, detail=None):
+    r = {"value": value, "text": text, "expected": expected, "pass": ok}
+    if detail:
+        r["detail"] = detail
+    return r
 
 
 def general_max(doc):
@@ -199,7 +202,7 @@ def spill(w):
 
 
 def arrow(order):
-    return " → ".join(str(n) for n in order) or "nothing"
+    return "→".join(str(n) for n in order) or "nothing"
 
 
 def exhaust_point(doc, policy):
@@ -220,9 +223,11 @@ def judge_exhaust(cell, exp):
     order, end = spill(w)
     oom = w["outcome"].get("oom_kills", 0)
     text = f"{arrow(order)}, " + ("no OOM" if end == "ok" and not oom else f"{end}, {oom} OOM kills")
+    detail = "preferred on node 1, pages per node " + ", ".join(
+        f"{r['node']}: {r['pages']}" for r in table(w, "spill_order"))
     clean = end == "ok" and not oom and order and order[-1] == 0
     ok = clean and order == [1, 2, 0] if cell.model == "private" else clean
-    return row(arrow(order), text, exp, bool(ok))
+    return row(arrow(order), text, exp, bool(ok), detail)
 
 
 def judge_multinode(cell, exp):
@@ -230,25 +235,27 @@ def judge_multinode(cell, exp):
     edoc, ewhy = cell.run("exhaust")
     if not doc or not edoc:
         return row(None, why or ewhy, exp, False)
-    parts, served = [], True
+    parts, short, served = [], [], True
     for _, w in workloads(doc, "explicit"):
         per = w.get("placement", {}).get("per_node", {})
         end = w.get("outcome", {}).get("end", w["status"])
         on = [int(per.get(n, 0)) for n in DEVICES]
         served &= end == "ok" and all(on) and w["placement"]["misplaced_pages"] == 0
-        parts.append(f"bind {end}, " + "+".join(str(x) for x in on) + " pages")
+        parts.append(f"bind over 1,2: {end}, pages on 1: {on[0]}, on 2: {on[1]}")
+        short.append("bind " + ("1+2" if all(on) and end == "ok" else end if end != "ok" else "1 only"))
     w = exhaust_point(edoc, "preferred_many")
     if w:
         order, end = spill(w)
         dram_at = order.index(0) if 0 in order else len(order)
         served &= end == "ok" and {1, 2} <= set(order[:dram_at])
-        parts.append(f"pref-many {arrow(order)}")
+        parts.append(f"preferred_many over 1,2 beyond both: {arrow(order)}, {end}")
+        short.append(f"pm {arrow(order)}")
     else:
         served = False
-        parts.append("pref-many missing")
+        parts.append("preferred_many: no result")
     verdict = "served" if served else "not served"
     ok = (not served) if cell.model == "isolate" else served
-    return row(verdict, f"{verdict}: " + "; ".join(parts), exp, ok)
+    return row(verdict, f"{verdict} ({', '.join(short)})", exp, ok, "; ".join(parts))
 
 
 def judge_fault(cell, exp):
@@ -258,14 +265,18 @@ def judge_fault(cell, exp):
     alive = f.get("holder_alive") == "1"
     off, busy = int(f.get("offlined_blocks", 0)), int(f.get("refused_blocks", 0))
     after = f.get("after", "").strip()
+    detail = (f"holder of 8192 pages bound to node 2 ({f.get('before', '').strip()}): {off} blocks "
+              f"offlined, {busy} refused, removed {f.get('removed')}, holder alive {int(alive)}, "
+              f"its pages after: {after or '-'}; {f.get('offline_error', '')}")
     if not alive:
-        return row("holder died", f"holder died ({off} blocks offlined)", exp, False)
+        return row("holder died", f"holder died ({off} offlined)", exp, False, detail)
     if busy == 0 and off > 0:
-        what = f"migrated ({after or '?'})" + (", removed" if f.get("removed") == "yes" else ", not removed")
-        return row("migrated", what, exp, f.get("removed") == "yes")
+        gone = f.get("removed") == "yes"
+        return row("migrated", f"migrated to {after or '?'}" + (", removed" if gone else ", not removed"),
+                   exp, gone, detail)
     if busy > 0:
-        return row("refused", f"refused: {busy} busy, {off} offlined; holder on {after}", exp, True)
-    return row(None, "no block of node 2 was online", exp, False)
+        return row("refused", f"refused ({busy} busy)", exp, True, detail)
+    return row(None, "no block of node 2 was online", exp, False, detail)
 
 
 def judge_dmesg(cell, exp):
@@ -332,7 +343,7 @@ def _cut(s, n):
     return s if len(s) <= n else s[:n - 1] + "…"
 
 
-def render(doc, width=34):
+def render(doc, width=30):
     """The truth table as text: one table per onlining, a column per kernel."""
     out = []
     for online, title in (("movable", "device memory onlined ZONE_MOVABLE"),
@@ -363,7 +374,9 @@ def render(doc, width=34):
         out.append(f"{len(off)} cell(s) not as expected:")
         for c, k, r in off:
             out.append(f"  {c['kernel']}/{c['topology']}: {dict(ROWS).get(k, k)}: got {r['text']}, "
-                       f"expected {r['expected']} (model {c['model']}; results {c['runs'].get(k, k)})")
+                       f"expected {r['expected']} (model {c['model']}; results {c['runs'].get(k, c['kernel'])})")
+            if r.get("detail"):
+                out.append(f"    {r['detail']}")
     else:
         out.append("every cell as expected (✗ marks a cell that is not, · a cell shown but not judged)")
     times = [f"{c['kernel']}/{c['topology']} {c['seconds']}s" for c in doc["cells"] if c.get("seconds") is not None]
