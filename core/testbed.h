@@ -18,7 +18,7 @@ struct pn_topology_cfg {
 	char name[64];
 	unsigned int cpus, dram_mib, device_nodes, device_mib, disk_mib;
 	bool online_movable, online_kernel;
-	bool hmat; /* ACPI HMAT, a second initiator (run-guest.sh --hmat) */
+	bool hmat; /* ACPI HMAT with declared latency and bandwidth (run-guest.sh --hmat) */
 };
 
 /* A kernel variant: the cached reference build ("stock", "patched") or a

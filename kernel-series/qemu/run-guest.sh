@@ -7,11 +7,13 @@
 #   --dev-size MiB         size of each device node (default 512, multiple of 16, >= 256)
 #   --dram MiB             usable DRAM on node 0 (default 1024, <= 3072)
 #   --cpus N               vCPUs, all on node 0 (default 2)
-#   --hmat                 ACPI HMAT (-machine hmat=on) with two initiators: the
-#                          last vCPU moves to a memoryless CPU node N+1; node 0
-#                          and node N+1 each declare latency and bandwidth to
-#                          every memory node (device node k is near initiator
-#                          0 for odd k, near N+1 for even k: 250 vs 400 ns)
+#   --hmat                 ACPI HMAT (-machine hmat=on): node 0 (the CPUs) is the
+#                          initiator of every node and declares latency and
+#                          bandwidth to each (DRAM 80 ns / 20 GB/s, device node k
+#                          250 ns / 8 GB/s for odd k, 400 ns / 4 GB/s for even k).
+#                          A second CPU node would be numbered before the
+#                          memory-only nodes by Linux (SRAT CPU entries first),
+#                          so the device nodes would no longer be 1..N.
 #   --disk MiB             DRAM-backed scratch pmem disk on node 0 (/dev/pmem0 in
 #                          the guest, for page-cache storms; default 512, 0 = none)
 #   --private              add kmem.private_nodes=<device nodes> (patched kernels)
@@ -110,17 +112,13 @@ done
 ((disk % 16 == 0 && (disk == 0 || dram + disk <= 3072 - 16))) ||
 	PN_DIE_RC=2 pn_die "--disk must be a multiple of 16 MiB and fit below 3 GiB - 16 MiB with --dram"
 
-((hmat == 0 || cpus >= 2)) || PN_DIE_RC=2 pn_die "--hmat needs --cpus >= 2 (one vCPU per initiator)"
 d0=$((3584 - ndev * dsize))
 ((d0 < 3072)) && d0=3072
 total=$((d0 + ndev * dsize))
 
-machine=pc ini='' node0_cpus=0-$((cpus - 1))
-if ((hmat)); then
-	machine=pc,hmat=on ini=,initiator=0 node0_cpus=0-$((cpus - 2))
-	((cpus == 2)) && node0_cpus=0
-fi
-numa=(-object "memory-backend-ram,id=m0,size=${d0}M" -numa "node,nodeid=0,cpus=$node0_cpus,memdev=m0$ini")
+machine=pc ini=''
+((hmat)) && machine=pc,hmat=on ini=,initiator=0
+numa=(-object "memory-backend-ram,id=m0,size=${d0}M" -numa "node,nodeid=0,cpus=0-$((cpus - 1)),memdev=m0$ini")
 cmd="console=ttyS0,115200 quiet log_buf_len=4M panic=-1"
 cmd+=" memhp_default_state=online_$online_type pnbench.online_type=$online_type"
 ((disk > 0)) && cmd+=" memmap=${disk}M!${dram}M"
@@ -133,17 +131,12 @@ for ((k = 1; k <= ndev; k++)); do
 	cmd+=" memmap=16M\$${start}M memmap=$((dsize - 16))M!$((start + 16))M"
 done
 if ((hmat)); then
-	# a memoryless CPU node after the device nodes: the second initiator
-	cn=$((ndev + 1))
-	numa+=(-numa "node,nodeid=$cn,cpus=$((cpus - 1)),initiator=$cn")
-	for i in 0 "$cn"; do
-		for ((t = 0; t <= ndev; t++)); do
-			if ((t == 0)); then lat=$((i == 0 ? 80 : 140)) bw=$((i == 0 ? 20000 : 10000))
-			elif (((t % 2 == 1) == (i == 0))); then lat=250 bw=8000
-			else lat=400 bw=4000; fi
-			numa+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
-			numa+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=${bw}M")
-		done
+	for ((t = 0; t <= ndev; t++)); do
+		if ((t == 0)); then lat=80 bw=20000
+		elif ((t % 2 == 1)); then lat=250 bw=8000
+		else lat=400 bw=4000; fi
+		numa+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
+		numa+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=${bw}M")
 	done
 fi
 ((ndev > 0)) && devlist=1-$ndev
@@ -164,7 +157,7 @@ if [[ -n "$share" ]]; then
 	extra+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host")
 fi
 
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((hmat)) && echo ", HMAT, initiators 0 and $((ndev + 1))"), node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((hmat)) && echo ", HMAT"), node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 t0=$(date +%s)
 set +e

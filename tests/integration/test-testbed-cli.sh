@@ -54,7 +54,7 @@ bad topology "cpus a string" '{"name": "t", "cpus": "2", "dram_mib": 1024, "devi
 bad topology "missing device_nodes" '{"name": "t", "cpus": 2, "dram_mib": 1024, "device_mib": 384, "disk_mib": 0}' '$.device_nodes: missing'
 bad topology "DRAM + disk above 3 GiB" '{"name": "t", "cpus": 2, "dram_mib": 2048, "device_nodes": 2, "device_mib": 384, "disk_mib": 1024}' '$.disk_mib'
 bad topology "online zone unknown" "{$good, \"online\": [\"normal\"]}" '$.online'
-bad topology "hmat with one CPU" '{"name": "t", "cpus": 1, "dram_mib": 1024, "device_nodes": 2, "device_mib": 384, "disk_mib": 0, "hmat": true}' '$.cpus'
+bad topology "hmat not a bool" "{$good, \"hmat\": 1}" '$.hmat'
 bad topology "name with a shell character" '{"name": "t;rm", "cpus": 2, "dram_mib": 1024, "device_nodes": 2, "device_mib": 384, "disk_mib": 0}' '$.name'
 bad kernel "model unknown" '{"name": "k", "kernel": "stock", "model": "other"}' '$.model'
 # shellcheck disable=SC2016 # the $(x) is the bad input
