@@ -16,7 +16,8 @@
 # Then the judge itself: a private cell with general pages planted in its
 # pressure results must come out "not as expected" (exit 1), and a bad
 # topology must be refused with exit 2 naming the field.  On failure the
-# table is printed.  The results stay in $PNBENCH_BUILD/demo-check (the
+# table is printed.  `pnbench vm --exec` of a program that binds 4096 pages
+# to a device node must report them.  The results stay in $PNBENCH_BUILD/demo-check (the
 # suite-in-guest test reuses their pressure, interleave and exhaust runs).
 # TAP; exit 4 when QEMU or a reference kernel is missing.
 set -uo pipefail
@@ -51,6 +52,16 @@ if [ $rc = 2 ] && [[ "$out" == *"bogus"* ]]; then
 	ok "an unknown --runs entry: exit 2 naming it"
 else
 	notok "an unknown --runs entry: exit 2 naming it" "exit $rc: $out"
+fi
+
+# pnbench vm: a dynamic program of ours in a stock guest, 4096 pages bound to
+# device node 1: reported exactly, verdict fail (exit 1)
+out=$("$PN" vm --kernel stock -o "$T/vm" --exec "$B/tests/pn-leak" 4096 1 1000 2>&1)
+rc=$?
+if [ $rc = 1 ] && [[ "$out" == *"node 1: 4096"* ]] && [ -f "$T/vm/exec/run.json" ]; then
+	ok "pnbench vm --exec pn-leak 4096 1 (stock): the program's 4096 pages on node 1 reported, exit 1"
+else
+	notok "pnbench vm --exec pn-leak 4096 1 (stock): 4096 pages on node 1 reported, exit 1" "exit $rc" "$(tail -n 8 <<<"$out")"
 fi
 
 D=$B/demo-check
