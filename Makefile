@@ -7,6 +7,7 @@
 #   make SANITIZE=1      ASan + UBSan build (into build-san/ unless O= is given)
 #   make DEVELOPER=1     warnings are errors
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
+#   make demo            stock, isolate and private kernels in QEMU guests: the truth table
 #   make bench           collector cost and fault-in benchmarks (not tests: they print figures)
 #   make perf-check      the perf collector's tests only (they link only its modules)
 #   make perf-bench      the perf collector against perf record (PERFBENCH_ARGS="-r 5 -s 3")
@@ -156,6 +157,12 @@ CONFIG ?= configs/smoke.json
 run: all
 	$(O)/pnbench run $(CONFIG) $(RUNFLAGS)
 
+# The main command: the QEMU testbed under stock, isolate and private kernels,
+# one truth table (scripts/demo.sh; DEMOFLAGS="--topology T --kernels ..."),
+# KERNEL=path/to/bzImage for a user's own build.
+demo: all
+	PNBENCH_BIN=$(O)/pnbench O=$(O) $(O)/pnbench demo $(DEMOFLAGS)
+
 bench: all
 	$(O)/pnbench bench collectors
 	$(O)/bench/faultin
@@ -211,4 +218,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: perf-tests perf-check perf-bench all check run bench fuzz fuzz-build lint deps kernels lint-patches install clean
+.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches install clean

@@ -20,6 +20,7 @@
 #include "pn.h"
 #include "procfs.h"
 #include "run.h"
+#include "testbed.h"
 #include "topology.h"
 #include "workload.h"
 
@@ -468,6 +469,9 @@ static const struct cmd cmds[] = {
 	{ "topology", cmd_topology, "show NUMA nodes, roles, distances, tiers, HMAT" },
 	{ "collect", cmd_collect, "per-node memory counters of the running system" },
 	{ "bench", pn_cmd_bench, "benchmarks of the suite itself (bench collectors)" },
+	{ "demo", pn_cmd_demo, "the QEMU testbed: stock, isolate, private kernels, truth table" },
+	{ "vm", pn_cmd_vm, "run a program in a testbed guest and show where its pages went" },
+	{ "testbed", pn_cmd_testbed, "checked values of a testbed topology or kernel config" },
 	{ "report", cmd_report, "reports from results (report/pnreport.py: run, compare, ...)" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },

@@ -10,6 +10,7 @@ usage:
   pnreport.py compare A B [C...]         A/B statistics and a regression gate
   pnreport.py dashboard RESULTS...       SQLite index, history pages, CSV export
   pnreport.py demo DEMO_DIR              the truth table of make demo
+  pnreport.py demo-table DEMO_DIR        judge make demo's cells into DEMO_DIR/demo.json
   pnreport.py load RESULTS... --db DB    index only (SQLite or PostgreSQL, insert-only role)
   pnreport.py index-init --db URL        a shared PostgreSQL index and its roles
   (all but plot are report/pnreportlib/: see report/README.md and
@@ -208,7 +209,7 @@ def cmd_plot(args):
 
 
 # Commands implemented by the report/pnreportlib/ package (schema_version 2).
-PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo", "load", "index-init")
+PACKAGE_COMMANDS = ("run", "compare", "dashboard", "demo", "demo-table", "load", "index-init")
 
 
 def _wants_package(argv):

@@ -7,6 +7,13 @@
 #   --dev-size MiB         size of each device node (default 512, multiple of 16, >= 256)
 #   --dram MiB             usable DRAM on node 0 (default 1024, <= 3072)
 #   --cpus N               vCPUs, all on node 0 (default 2)
+#   --hmat                 ACPI HMAT (-machine hmat=on): node 0 (the CPUs) is the
+#                          initiator of every node and declares latency and
+#                          bandwidth to each (DRAM 80 ns / 20 GB/s, device node k
+#                          250 ns / 8 GB/s for odd k, 400 ns / 4 GB/s for even k).
+#                          A second CPU node would be numbered before the
+#                          memory-only nodes by Linux (SRAT CPU entries first),
+#                          so the device nodes would no longer be 1..N.
 #   --disk MiB             DRAM-backed scratch pmem disk on node 0 (/dev/pmem0 in
 #                          the guest, for page-cache storms; default 512, 0 = none)
 #   --private              add kmem.private_nodes=<device nodes> (patched kernels)
@@ -56,7 +63,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$here/../scripts/lib.sh"
 
-kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 private=0 online=1 online_type=movable append=''
+kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 private=0 online=1 online_type=movable append='' hmat=0
 script='' share='' timeout=600 log='' quiet=0 mk=()
 while (($#)); do
 	case "$1" in
@@ -65,6 +72,7 @@ while (($#)); do
 	--dev-size) dsize=$2; shift 2 ;;
 	--dram) dram=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
+	--hmat) hmat=1; shift ;;
 	--disk) disk=$2; shift 2 ;;
 	--private) private=1; shift ;;
 	--no-online) online=0; shift ;;
@@ -108,7 +116,9 @@ d0=$((3584 - ndev * dsize))
 ((d0 < 3072)) && d0=3072
 total=$((d0 + ndev * dsize))
 
-numa=(-object "memory-backend-ram,id=m0,size=${d0}M" -numa "node,nodeid=0,cpus=0-$((cpus - 1)),memdev=m0")
+machine=pc ini=''
+((hmat)) && machine=pc,hmat=on ini=,initiator=0
+numa=(-object "memory-backend-ram,id=m0,size=${d0}M" -numa "node,nodeid=0,cpus=0-$((cpus - 1)),memdev=m0$ini")
 cmd="console=ttyS0,115200 quiet log_buf_len=4M panic=-1"
 cmd+=" memhp_default_state=online_$online_type pnbench.online_type=$online_type"
 ((disk > 0)) && cmd+=" memmap=${disk}M!${dram}M"
@@ -117,9 +127,18 @@ cmd+=" memhp_default_state=online_$online_type pnbench.online_type=$online_type"
 devlist=''
 for ((k = 1; k <= ndev; k++)); do
 	start=$((d0 + 1024 + (k - 1) * dsize))
-	numa+=(-object "memory-backend-ram,id=m$k,size=${dsize}M" -numa "node,nodeid=$k,memdev=m$k")
+	numa+=(-object "memory-backend-ram,id=m$k,size=${dsize}M" -numa "node,nodeid=$k,memdev=m$k$ini")
 	cmd+=" memmap=16M\$${start}M memmap=$((dsize - 16))M!$((start + 16))M"
 done
+if ((hmat)); then
+	for ((t = 0; t <= ndev; t++)); do
+		if ((t == 0)); then lat=80 bw=20000
+		elif ((t % 2 == 1)); then lat=250 bw=8000
+		else lat=400 bw=4000; fi
+		numa+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
+		numa+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=${bw}M")
+	done
+fi
 ((ndev > 0)) && devlist=1-$ndev
 ((ndev == 1)) && devlist=1
 ((private && ndev > 0)) && cmd+=" kmem.private_nodes=$devlist"
@@ -138,11 +157,11 @@ if [[ -n "$share" ]]; then
 	extra+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host")
 fi
 
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU, node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((hmat)) && echo ", HMAT"), node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 t0=$(date +%s)
 set +e
-timeout -s KILL "$timeout" "$qemu" -accel tcg -M pc -cpu "${PNBENCH_QEMU_CPU:-qemu64}" -smp "$cpus" -m "${total}M" \
+timeout -s KILL "$timeout" "$qemu" -accel tcg -M "$machine" -cpu "${PNBENCH_QEMU_CPU:-qemu64}" -smp "$cpus" -m "${total}M" \
 	"${numa[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmd" \
 	-nographic -no-reboot -monitor none -serial stdio "${extra[@]}" </dev/null |
 	if ((quiet)); then cat >"$log"; else tee "$log"; fi

@@ -55,6 +55,11 @@ def cmd_demo(a):
     return 1 if getattr(a, "check", False) and not ok else 0
 
 
+def cmd_demo_table(a):
+    from . import demo_table
+    return demo_table.main(a)
+
+
 def cmd_compare(a):
     from . import compare
     return compare.main(a)
@@ -114,6 +119,10 @@ def parser():
     d.add_argument("--check", action="store_true", help="exit 1 when a cell is not as expected")
     d.add_argument("--cells", action="store_true", help="also write each cell's run report and link it")
     d.set_defaults(fn=cmd_demo)
+    t = sub.add_parser("demo-table", help="judge make demo's cells: write DIR/demo.json, print the truth table")
+    t.add_argument("dir")
+    t.add_argument("--seconds", type=int, help="the demo's wall time, recorded in demo.json")
+    t.set_defaults(fn=cmd_demo_table)
     c = sub.add_parser("compare", help="runs side by side (first = baseline), statistics, regression gate")
     c.add_argument("runs", nargs="*", help="run directories (first = baseline); or with --db, none")
     c.add_argument("--db", help="compare groups of runs in an index (SQLite file or postgresql:// URL)")

@@ -15,6 +15,9 @@ SCENARIOS = OrderedDict([
     ("interleave", "interleave over 2 devices, weights exact"),
     ("exhaust", "device exhausted → DRAM fallback, no OOM"),
     ("multinode", "multi-node bind/preferred-many across devices"),
+    ("fault", "device memory hot-removed under a holder"),
+    ("dmesg", "kernel log: WARN/BUG/Oops"),
+    ("guest", "guest finished"),
 ])
 
 

@@ -9,7 +9,11 @@
 # general allocation storm leaves them alone, while on stock it leaks onto
 # them (verdict fail, exit 1); general pressure of every kind (workloads/
 # pressure.c) leaves 0 general pages on private nodes and some on stock.
-# Every run.json is validated on the host.
+# Every run.json is validated on the host.  Pressure, interleave and exhaust
+# run configs/demo/'s configs; when `make demo`'s test (test-demo.sh, run
+# just before this one by tests/run.sh) left their results from the same
+# kernel and pnbench binary in $PNBENCH_BUILD/demo-check, those are checked
+# here instead of running them again (PNBENCH_NO_REUSE=1 runs them anyway).
 # TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -34,25 +38,51 @@ trap 'rm -rf "$T"' EXIT
 gcc -static -O2 -o "$T/pn-e2e-test" "$KS/tests/pn-e2e-test.c" || skipall "cannot build the static guest helper"
 gcc -static -O2 -o "$T/pn-leak" tests/tools/pn-leak.c -lnuma 2>/dev/null || skipall "cannot build the static pn-leak (libnuma.a)"
 
+# The demo's movable cell of this kernel, when its pressure, interleave and
+# exhaust results are there and newer than the pnbench binary, from a guest
+# that finished, booted from the kernel this test would boot.
+DEMO=${PNBENCH_BUILD:-build}/demo-check
+REUSE="pressure interleave exhaust"
+declare -A FROM
+reusable() { # mode kernel
+	local d=$DEMO/$1-reference-movable r
+	[ -z "${PNBENCH_NO_REUSE:-}" ] && [ -f "$d/exit.txt" ] && grep -qx 'rc=0' "$d/exit.txt" &&
+		grep -qx "kernel_path=$2" "$d/cell.txt" || return 1
+	for r in $REUSE; do
+		[ -f "$d/$r/run.json" ] && [ "$d/$r/run.json" -nt "$PN" ] || return 1
+	done
+	FROM[$1]=$d
+}
 boot() { # mode kernel [run-guest args]
-	local mode=$1 kernel=$2
+	local mode=$1 kernel=$2 skip=''
 	shift 2
-	echo "MODE=$mode" >"$T/env-$mode"
+	reusable "$mode" "$kernel" && skip=$REUSE
+	printf 'MODE=%s\nSKIP="%s"\n' "$mode" "$skip" >"$T/env-$mode"
 	"$KS/qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 --dram 1024 \
 		--disk 1536 --cpus 2 --timeout 720 --quiet --log "$T/$mode.log" \
 		--script tests/guest/suite-guest.sh --add "$PN" --add "$T/pn-e2e-test" --add "$T/pn-leak" \
 		--file "$T/env-$mode:/guest/suite.env" --file tests/guest/explicit.json:/guest/explicit.json \
 		--file tests/guest/quiet.json:/guest/quiet.json \
-		--file tests/guest/pressure.json:/guest/pressure.json \
-		--file tests/guest/interleave.json:/guest/interleave.json \
-		--file tests/guest/exhaust.json:/guest/exhaust.json \
+		--file configs/demo/pressure.json:/guest/pressure.json \
+		--file configs/demo/interleave.json:/guest/interleave.json \
+		--file configs/demo/exhaust.json:/guest/exhaust.json \
 		--file tests/guest/exhaust-strict.json:/guest/exhaust-strict.json \
 		"$@" >/dev/null 2>&1
 }
-rc_of() { tr -d '\r' <"$T/$1.log" | sed -n "s/^SUITE $2 rc=\([0-9]*\).*/\1/p" | tail -n1; }
+rc_of() { # mode name: the run's exit status (from the demo's runs.txt when reused)
+	if [ -n "${FROM[$1]:-}" ] && [[ " $REUSE " == *" $2 "* ]]; then
+		sed -n "s/^$2 rc=\([0-9]*\).*/\1/p" "${FROM[$1]}/runs.txt" | tail -n1
+		return
+	fi
+	tr -d '\r' <"$T/$1.log" | sed -n "s/^SUITE $2 rc=\([0-9]*\).*/\1/p" | tail -n1
+}
 json_of() { # mode name -> file
-	tr -d '\r' <"$T/$1.log" | sed -n "/^SUITE-JSON-BEGIN $2\$/,/^SUITE-JSON-END $2\$/p" | sed '1d;$d' |
-		base64 -d >"$T/$1-$2.json" 2>/dev/null
+	if [ -n "${FROM[$1]:-}" ] && [[ " $REUSE " == *" $2 "* ]]; then
+		cp "${FROM[$1]}/$2/run.json" "$T/$1-$2.json"
+	else
+		tr -d '\r' <"$T/$1.log" | sed -n "/^SUITE-JSON-BEGIN $2\$/,/^SUITE-JSON-END $2\$/p" | sed '1d;$d' |
+			base64 -d >"$T/$1-$2.json" 2>/dev/null
+	fi
 	echo "$T/$1-$2.json"
 }
 py() { /usr/bin/python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
@@ -141,6 +171,7 @@ for mode in private isolate stock; do
 	stock) boot stock "$stock" ;;
 	esac
 	grc=$?
+	[ -n "${FROM[$mode]:-}" ] && echo "# [$mode] $REUSE: the results of make demo's guest (${FROM[$mode]})"
 	if [ $grc -ne 0 ]; then
 		notok "[$mode] guest ran the suite" "run-guest exit $grc" "$(tr -d '\r' <"$T/$mode.log" | tail -n 5)"
 		continue

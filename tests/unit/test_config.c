@@ -766,20 +766,20 @@ static void test_bad_configs(void **state)
 }
 
 /* Every shipped config validates. */
-static void test_shipped_configs(void **state)
+/* Every config in DIR (relative to the source tree) loads and is named after
+ * its file; returns how many there were. */
+static int load_configs_in(const char *sub)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 256];
 	struct dirent *de;
 	int n = 0;
 	DIR *d;
 
-	(void)state;
-	NEED_REGISTRY();
-	fmt(dir, "%s/configs", srcdir);
+	fmt(dir, "%s/%s", srcdir, sub);
 	d = opendir(dir);
 	if (!d) {
 		fail_msg("cannot open %s: %s", dir, strerror(errno));
-		return;
+		return 0;
 	}
 	while ((de = readdir(d))) {
 		struct pn_config_set cs;
@@ -802,7 +802,16 @@ static void test_shipped_configs(void **state)
 		n++;
 	}
 	closedir(d);
-	assert_true(n >= 4);
+	return n;
+}
+
+/* configs/ and the suite `pnbench demo` runs in its guests (configs/demo/) */
+static void test_shipped_configs(void **state)
+{
+	(void)state;
+	NEED_REGISTRY();
+	assert_true(load_configs_in("configs") >= 4);
+	assert_true(load_configs_in("configs/demo") >= 5);
 }
 
 /* Test data lives in the source tree: $PNBENCH_SRCDIR, the current

@@ -1,0 +1,421 @@
+"""The truth table of `make demo` (scripts/demo.sh): read every cell's results
+(brought home over 9p), judge each against the expected table of issue 11,
+write DIR/demo.json (the format load_demo() reads) and print the table.
+
+A cell is one kernel (stock, isolate, private, or a user's KERNEL=) x one
+onlining of the device memory (movable, kernel = ZONE_NORMAL).  The expected
+values depend on the kernel's *model*, never on what came out:
+
+  stock    pressure and probes put general pages on the device nodes
+  isolate  ordinary pressure does not, at least one per-node probe does,
+           multi-node requests cannot be served
+  private  0 general pages on either device in every scenario, explicit
+           allocations land there, weighted interleave matches page for page,
+           a request larger than a device falls back to the next device, then
+           DRAM, without an OOM
+
+Every model: explicit allocations are served on the devices, the hot-remove
+fault step migrates or refuses cleanly, the kernel log has no WARN/BUG/Oops,
+and the guest finishes (a hang or panic fails the cell).
+"""
+import json
+import os
+import re
+import time
+
+DEVICES = ("1", "2")
+ROWS = [
+    ("pressure", "background pressure: general pages on device nodes"),
+    ("probes", "per-node kernel paths (probes)"),
+    ("explicit", "explicit allocation served on the device"),
+    ("interleave", "interleave over 2 devices, weights exact"),
+    ("exhaust", "device exhausted → DRAM fallback, no OOM"),
+    ("multinode", "multi-node bind/preferred-many across devices"),
+    ("fault", "device memory hot-removed under a holder"),
+    ("dmesg", "kernel log: WARN/BUG/Oops"),
+]
+EXPECTED = {
+    "pressure": {"stock": "> 0 pages", "isolate": "0 pages", "private": "0 pages"},
+    "probes": {"stock": ">= 1 probe", "isolate": ">= 1 probe", "private": "0 probes"},
+    "explicit": {m: "every page on the devices" for m in ("stock", "isolate", "private")},
+    "interleave": {"stock": "100 %", "isolate": "shown, not judged", "private": "100 %"},
+    "exhaust": {"stock": "ends on DRAM, no OOM", "isolate": "ends on DRAM, no OOM",
+                "private": "1→2→0, no OOM"},
+    "multinode": {"stock": "served", "isolate": "not served", "private": "served"},
+    "fault": {m: "migrated or refused, no crash" for m in ("stock", "isolate", "private")},
+    "dmesg": {m: "none" for m in ("stock", "isolate", "private")},
+}
+BAD_LOG = re.compile(r"(WARNING: |BUG: |Oops|Kernel panic|general protection fault|kernel BUG at)")
+
+
+class Cell:
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)
+        self.info = kv(os.path.join(path, "cell.txt"))
+        self.exit = kv(os.path.join(path, "exit.txt"))
+        self.guest = kv(os.path.join(path, "guest.txt"))
+        self.runs = {}
+        for line in lines(os.path.join(path, "runs.txt")):
+            f = line.split()
+            if f:
+                self.runs[f[0]] = dict(x.split("=", 1) for x in f[1:] if "=" in x)
+        model = self.info.get("model", "auto")
+        self.model = self.guest.get("model", "stock") if model == "auto" else model
+        self.online = self.info.get("online", "?")
+
+    def run(self, name):
+        """(run.json document or None, why not)"""
+        j = os.path.join(self.path, name, "run.json")
+        if not os.path.exists(j):
+            r = self.runs.get(name)
+            return None, (f"no results (pnbench exit {r['rc']}, see {name}.log)" if r
+                          else "did not run")
+        try:
+            with open(j, encoding="utf-8") as fh:
+                return json.load(fh), None
+        except (OSError, ValueError) as e:
+            return None, f"{name}/run.json unreadable: {e}"
+
+
+def kv(path):
+    out = {}
+    for line in lines(path):
+        if "=" in line:
+            k, v = line.split("=", 1)
+            out[k.strip()] = v.strip()
+    return out
+
+
+def lines(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return fh.read().splitlines()
+    except OSError:
+        return []
+
+
+def workloads(doc, name):
+    """(point params, workload) for every foreground workload called name"""
+    for p in doc.get("points", []):
+        for it in p.get("iterations", []):
+            for ph in it.get("phases", []):
+                for w in ph.get("workloads", []):
+                    if w.get("workload") == name and w.get("role") == "foreground":
+                        yield ph.get("name"), w
+
+
+def table(w, name):
+    for t in w.get("tables", []):
+        if t["name"] == name:
+            cols = [c["name"] for c in t["columns"]]
+            return [dict(zip(cols, r)) for r in t["rows"]]
+    return []
+
+
+def metric(w, name):
+    return sum(m["value"] for m in w.get("metrics", []) if m["name"] == name and not m.get("labels"))
+
+
+def row(value, text, expected, ok, detail=None):
+    r = {"value": value, "text": text, "expected": expected, "pass": ok}
+    if detail:
+        r["detail"] = detail
+    return r
+
+
+def general_max(doc):
+    nodes = doc.get("verdict", {}).get("nodes", {})
+    vals = [nodes[n].get("general_pages_max", 0) for n in DEVICES if n in nodes]
+    return max(vals) if vals else None
+
+
+def judge_pressure(cell, exp):
+    doc, why = cell.run("pressure")
+    if not doc:
+        return row(None, why, exp, False)
+    g = general_max(doc)
+    ws = [w for _, w in workloads(doc, "pressure")]
+    ran = ws and all(w["status"] == "ok" and w["outcome"]["as_expected"] for w in ws)
+    if g is None or not ran:
+        return row(g, f"pressure did not run as declared (general pages {g})", exp, False)
+    ok = g > 0 if cell.model == "stock" else g == 0
+    return row(g, f"{g} pages", exp, ok)
+
+
+def judge_probes(cell, exp):
+    doc, why = cell.run("probes")
+    if not doc:
+        return row(None, why, exp, False)
+    ran, leaked, pages = set(), set(), 0
+    for _, w in workloads(doc, "probes"):
+        for r in table(w, "probes"):
+            if r.get("status") != "ran":
+                continue
+            ran.add(r["probe"])
+            if (r.get("pages") or 0) > 0:
+                leaked.add(r["probe"])
+                pages += r["pages"]
+    if not ran:
+        return row(0, "no probe ran", exp, False)
+    text = f"{pages} ({len(leaked)} of {len(ran)} probes)"
+    ok = len(leaked) == 0 if cell.model == "private" else len(leaked) >= 1
+    return row(len(leaked), text, exp, ok)
+
+
+def judge_explicit(cell, exp):
+    doc, why = cell.run("explicit")
+    if not doc:
+        return row(None, why, exp, False)
+    want = on = 0
+    for _, w in workloads(doc, "explicit"):
+        if w["status"] != "ok":
+            return row(0, f"explicit {w['status']}: {w.get('reason')}", exp, False)
+        want += int(metric(w, "pages_total"))
+        on += sum(w["placement"]["per_node"].get(n, 0) for n in DEVICES)
+    ok = want > 0 and on == want
+    return row(on, f"{on} of {want} pages", exp, ok)
+
+
+def judge_interleave(cell, exp):
+    doc, why = cell.run("interleave")
+    if not doc:
+        return row(None, why, exp, False if cell.model != "isolate" else None)
+    exact = total = 0
+    for phase, w in workloads(doc, "interleave"):
+        if phase != "weighted":
+            continue
+        if w["status"] != "ok":
+            return row(0, f"{w['status']}: {w.get('reason')}", exp,
+                       False if cell.model != "isolate" else None)
+        exact += int(metric(w, "exact_match_pages"))
+        total += int(metric(w, "pages_total"))
+    pct = 100.0 * exact / total if total else 0.0
+    text = f"{pct:.1f} % ({exact} of {total} pages, 3:1)" if pct < 100 else f"100 % ({total} pages, 3:1)"
+    ok = None if cell.model == "isolate" else (total > 0 and exact == total)
+    return row(round(pct, 1), text, exp, ok)
+
+
+def spill(w):
+    """nodes in the order the allocation reached them, and how it ended"""
+    return [r["node"] for r in table(w, "spill_order")], w.get("outcome", {}).get("end", w["status"])
+
+
+def arrow(order):
+    return "→".join(str(n) for n in order) or "nothing"
+
+
+def exhaust_point(doc, policy):
+    for _, w in workloads(doc, "exhaust"):
+        if w.get("params", {}).get("policy") == policy:
+            return w
+    return None
+
+
+def judge_exhaust(cell, exp):
+    """An explicit request over both devices (preferred_many) for more than they
+    hold: where it went as each filled.  The single-node preferred request of the
+    spill-far phase is shown beside it: on a private kernel it must not spill
+    onto the other device, which it does not name (that would be a general page
+    there), so it goes to DRAM."""
+    doc, why = cell.run("exhaust")
+    if not doc:
+        return row(None, why, exp, False)
+    w = exhaust_point(doc, "preferred_many")
+    if not w or w["status"] != "ok":
+        return row(None, "preferred_many: " + (w["status"] + f" ({w.get('reason')})" if w else "missing"),
+                   exp, False)
+    order, end = spill(w)
+    oom = w["outcome"].get("oom_kills", 0)
+    text = f"{arrow(order)}, " + ("no OOM" if end == "ok" and not oom else f"{end}, {oom} OOM kills")
+    detail = "preferred_many over 1,2, pages per node " + ", ".join(
+        f"{r['node']}: {r['pages']}" for r in table(w, "spill_order"))
+    single = exhaust_point(doc, "preferred")
+    if single:
+        sorder, send = spill(single)
+        detail += f"; preferred on node 1 alone: {arrow(sorder)}, {send}"
+    clean = end == "ok" and not oom and order and order[-1] == 0
+    ok = clean and order == [1, 2, 0] if cell.model == "private" else clean
+    return row(arrow(order), text, exp, bool(ok), detail)
+
+
+def judge_multinode(cell, exp):
+    doc, why = cell.run("multinode")
+    edoc, ewhy = cell.run("exhaust")
+    if not doc or not edoc:
+        return row(None, why or ewhy, exp, False)
+    parts, short, served = [], [], True
+    for _, w in workloads(doc, "explicit"):
+        per = w.get("placement", {}).get("per_node", {})
+        end = w.get("outcome", {}).get("end", w["status"])
+        on = [int(per.get(n, 0)) for n in DEVICES]
+        served &= end == "ok" and all(on) and w["placement"]["misplaced_pages"] == 0
+        parts.append(f"bind over 1,2: {end}, pages on 1: {on[0]}, on 2: {on[1]}")
+        short.append("bind " + ("1+2" if all(on) and end == "ok" else end if end != "ok" else "1 only"))
+    w = exhaust_point(edoc, "preferred_many")
+    if w:
+        order, end = spill(w)
+        dram_at = order.index(0) if 0 in order else len(order)
+        served &= end == "ok" and {1, 2} <= set(order[:dram_at])
+        parts.append(f"preferred_many over 1,2 beyond both: {arrow(order)}, {end}")
+        short.append(f"pm {arrow(order)}")
+    else:
+        served = False
+        parts.append("preferred_many: no result")
+    verdict = "served" if served else "not served"
+    ok = (not served) if cell.model == "isolate" else served
+    return row(verdict, f"{verdict} ({', '.join(short)})", exp, ok, "; ".join(parts))
+
+
+def judge_fault(cell, exp):
+    f = kv(os.path.join(cell.path, "fault.txt"))
+    if not f:
+        return row(None, "did not run" if "fault" not in cell.runs else "no fault.txt", exp, False)
+    alive = f.get("holder_alive") == "1"
+    off, busy = int(f.get("offlined_blocks", 0)), int(f.get("refused_blocks", 0))
+    after = f.get("after", "").strip()
+    detail = (f"holder of 8192 pages bound to node 2 ({f.get('before', '').strip()}): {off} blocks "
+              f"offlined, {busy} refused, removed {f.get('removed')}, holder alive {int(alive)}, "
+              f"its pages after: {after or '-'}; {f.get('offline_error', '')}")
+    if not alive:
+        return row("holder died", f"holder died ({off} offlined)", exp, False, detail)
+    if busy == 0 and off > 0:
+        gone = f.get("removed") == "yes"
+        return row("migrated", f"migrated to {after or '?'}" + (", removed" if gone else ", not removed"),
+                   exp, gone, detail)
+    if busy > 0:
+        return row("refused", f"refused ({busy} busy)", exp, True, detail)
+    return row(None, "no block of node 2 was online", exp, False, detail)
+
+
+def judge_dmesg(cell, exp):
+    src = os.path.join(cell.path, "dmesg.txt")
+    log = lines(src)
+    if not log:
+        log = lines(os.path.join(cell.path, "console.log"))
+        bad = [x for x in log if BAD_LOG.search(x)]
+        return row(len(bad), "no dmesg.txt" + (f"; console: {bad[0].strip()[:60]}" if bad else ""), exp, False)
+    bad = [x for x in log if BAD_LOG.search(x)]
+    return row(len(bad), "none" if not bad else f"{len(bad)}: {bad[0].strip()[:60]}", exp, not bad)
+
+
+JUDGES = {"pressure": judge_pressure, "probes": judge_probes, "explicit": judge_explicit,
+          "interleave": judge_interleave, "exhaust": judge_exhaust, "multinode": judge_multinode,
+          "fault": judge_fault, "dmesg": judge_dmesg}
+
+
+def judge(cell, wanted):
+    rows = {}
+    rc = cell.exit.get("rc")
+    for key, _ in ROWS:
+        exp = EXPECTED[key].get(cell.model, "?")
+        if key not in wanted:
+            continue
+        try:
+            rows[key] = JUDGES[key](cell, exp)
+        except (KeyError, TypeError, ValueError, IndexError) as e:
+            rows[key] = row(None, f"unreadable results ({type(e).__name__}: {e})", exp, False)
+    if rc != "0":
+        why = "guest never finished (hang, panic or timeout)" if rc == "125" else f"guest exit {rc}"
+        rows["guest"] = row(rc, why + "; console.log kept", "finishes", False)
+    return rows
+
+
+def collect(base, seconds=None):
+    cells = []
+    for d in sorted(os.listdir(base)):
+        p = os.path.join(base, d)
+        if os.path.isfile(os.path.join(p, "cell.txt")):
+            cells.append(Cell(p))
+    order = {"stock": 0, "isolate": 1, "private": 2}
+    cells.sort(key=lambda c: (c.online != "movable", order.get(c.model, 3), c.name))
+    out = []
+    for c in cells:
+        wanted = set(c.runs) | {"dmesg"}
+        if "exhaust" in wanted and "multinode" not in wanted:
+            wanted.discard("multinode")
+        rows = judge(c, wanted)
+        out.append({"kernel": c.info.get("kernel", "?"), "model": c.model, "online": c.online,
+                    "topology": f"{c.info.get('topology', '?')}-{'normal' if c.online == 'kernel' else c.online}",
+                    "run": f"{c.name}/pressure" if os.path.exists(os.path.join(c.path, "pressure", "run.json"))
+                    else None,
+                    "runs": {r: f"{c.name}/{r}" for r in c.runs if os.path.isdir(os.path.join(c.path, r))},
+                    "kernel_release": c.guest.get("kernel"), "guest_rc": c.exit.get("rc"),
+                    "seconds": int(c.exit["seconds"]) if c.exit.get("seconds", "").isdigit() else None,
+                    "run_seconds": {r: float(v["seconds"]) for r, v in c.runs.items() if "seconds" in v},
+                    "rows": rows})
+    return {"schema_version": 1, "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "seconds": seconds, "cells": out}
+
+
+def _cut(s, n):
+    return s if len(s) <= n else s[:n - 1] + "…"
+
+
+def render(doc, width=30):
+    """The truth table as text: one table per onlining, a column per kernel."""
+    out = []
+    for online, title in (("movable", "device memory onlined ZONE_MOVABLE"),
+                          ("kernel", "device memory onlined ZONE_NORMAL")):
+        cells = [c for c in doc["cells"] if c["online"] == online]
+        if not cells:
+            continue
+        keys = [k for k, _ in ROWS if any(k in c["rows"] for c in cells)]
+        keys += sorted({k for c in cells for k in c["rows"]} - set(keys))
+        label = dict(ROWS, guest="guest finished")
+        lw = max(len(label.get(k, k)) for k in keys)
+        out.append(f"{title} (topology {cells[0]['topology']}):")
+        out.append(f"  {'scenario':<{lw}} | " + " | ".join(f"{c['kernel']:<{width}}" for c in cells))
+        out.append(f"  {'-' * lw}-+-" + "-+-".join("-" * width for _ in cells))
+        for k in keys:
+            tds = []
+            for c in cells:
+                r = c["rows"].get(k)
+                if not r:
+                    tds.append(f"{'–':<{width}}")
+                    continue
+                mark = {True: "", False: "✗ ", None: "· "}[r["pass"]]
+                tds.append(f"{_cut(mark + str(r['text']), width):<{width}}")
+            out.append(f"  {label.get(k, k):<{lw}} | " + " | ".join(tds))
+        out.append("")
+    off = [(c, k, r) for c in doc["cells"] for k, r in c["rows"].items() if r["pass"] is False]
+    if off:
+        out.append(f"{len(off)} cell(s) not as expected:")
+        for c, k, r in off:
+            out.append(f"  {c['kernel']}/{c['topology']}: {dict(ROWS).get(k, k)}: got {r['text']}, "
+                       f"expected {r['expected']} (model {c['model']}; results {c['runs'].get(k, c['kernel'])})")
+            if r.get("detail"):
+                out.append(f"    {r['detail']}")
+    else:
+        out.append("every cell as expected (✗ marks a cell that is not, · a cell shown but not judged)")
+    times = [f"{c['kernel']}/{c['topology']} {c['seconds']}s" for c in doc["cells"] if c.get("seconds") is not None]
+    if times:
+        out.append("guest time per cell: " + ", ".join(times))
+    runs = {}
+    for c in doc["cells"]:
+        for r, s in c.get("run_seconds", {}).items():
+            runs.setdefault(r, []).append(s)
+    if runs:
+        out.append("seconds per run (median over cells): " +
+                   ", ".join(f"{r} {sorted(v)[len(v) // 2]:.0f}" for r, v in runs.items()))
+    if doc.get("seconds") is not None:
+        out.append(f"total wall time: {doc['seconds']} s")
+    return "\n".join(out), not off
+
+
+def main(a):
+    """pnreport demo-table DIR: write DIR/demo.json, print the table; 1 when a cell is off."""
+    from .load import InputError
+    if not os.path.isdir(a.dir):
+        raise InputError(f"{a.dir}: not a directory")
+    doc = collect(a.dir, a.seconds)
+    if not doc["cells"]:
+        raise InputError(f"{a.dir}: no demo cell (no */cell.txt)")
+    tmp = os.path.join(a.dir, "demo.json.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        json.dump(doc, fh, indent=1, ensure_ascii=False)
+        fh.write("\n")
+    os.replace(tmp, os.path.join(a.dir, "demo.json"))
+    text, ok = render(doc)
+    print(text)
+    return 0 if ok else 1
