@@ -61,12 +61,12 @@ run() { # NAME CONFIG: one pnbench run, copied home when it ends
 	name=$1 t0=$(now)
 	# shellcheck disable=SC2086
 	$PN run -o "/tmp/$name" "$2" $ROLE >"/tmp/$name.log" 2>&1
-	rc=$?
+	run_rc=$? # a run's status is judged by the table, not the guest's exit
 	cp -r "/tmp/$name" "$OUT/$name" 2>/dev/null
 	cp "/tmp/$name.log" "$OUT/$name.log"
 	rm -rf "/tmp/$name"
-	echo "$name rc=$rc seconds=$(secs "$t0")" >>"$OUT/runs.txt"
-	echo "DEMO-RUN $name rc=$rc seconds=$(secs "$t0")"
+	echo "$name rc=$run_rc seconds=$(secs "$t0")" >>"$OUT/runs.txt"
+	echo "DEMO-RUN $name rc=$run_rc seconds=$(secs "$t0")"
 }
 
 # Hot-remove a device node's memory while a process holds pages there: every
