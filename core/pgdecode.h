@@ -60,30 +60,7 @@ int pn_pgdec_decode(const struct pn_pgdec *d, const void *raw, size_t len, struc
 /* A field the format located, in data already checked to hold it. */
 static inline uint64_t pn_pgdec_rd(const struct pn_tpfield *f, const unsigned char *raw)
 {
-	const unsigned char *p = raw + f->offset;
-	uint64_t v;
-
-	switch (f->size) {
-	case 1: v = *p; break;
-	case 2: {
-		uint16_t x;
-
-		__builtin_memcpy(&x, p, 2);
-		v = x;
-		break;
-	}
-	case 4: {
-		uint32_t x;
-
-		__builtin_memcpy(&x, p, 4);
-		v = x;
-		break;
-	}
-	default: __builtin_memcpy(&v, p, 8); break;
-	}
-	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
-		v |= ~0ULL << (f->size * 8);
-	return v;
+	return pn_tpfield_get(f, raw);
 }
 
 /*

@@ -59,26 +59,25 @@ const char *pn_tp_event_name(const struct tep_event *ev);
  */
 int pn_tp_field(const struct tep_event *ev, const char *name, int min_size, struct pn_tpfield *out);
 
-/* Read an integer field from raw data of len bytes; signed fields are sign
- * extended.  -EINVAL if the field lies outside the data (truncated sample). */
-static inline int pn_tpfield_read(const struct pn_tpfield *f, const void *raw, size_t len,
-				  uint64_t *out)
+/* Read an integer field from raw data already checked to hold it (the hot
+ * path); signed fields are sign extended. */
+static inline uint64_t pn_tpfield_get(const struct pn_tpfield *f, const unsigned char *raw)
 {
-	const unsigned char *p = (const unsigned char *)raw + f->offset;
-	uint64_t v = 0;
+	const unsigned char *p = raw + f->offset;
+	uint64_t v;
 
-	if (!f->present || f->offset < 0 || (size_t)f->offset + (size_t)f->size > len)
-		return -22; /* -EINVAL, without pulling errno.h into every user */
 	switch (f->size) {
 	case 1: v = *p; break;
 	case 2: {
 		uint16_t x;
+
 		__builtin_memcpy(&x, p, 2);
 		v = x;
 		break;
 	}
 	case 4: {
 		uint32_t x;
+
 		__builtin_memcpy(&x, p, 4);
 		v = x;
 		break;
@@ -87,7 +86,17 @@ static inline int pn_tpfield_read(const struct pn_tpfield *f, const void *raw, s
 	}
 	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
 		v |= ~0ULL << (f->size * 8);
-	*out = v;
+	return v;
+}
+
+/* Read an integer field from raw data of len bytes; signed fields are sign
+ * extended.  -EINVAL if the field lies outside the data (truncated sample). */
+static inline int pn_tpfield_read(const struct pn_tpfield *f, const void *raw, size_t len,
+				  uint64_t *out)
+{
+	if (!f->present || f->offset < 0 || (size_t)f->offset + (size_t)f->size > len)
+		return -22; /* -EINVAL, without pulling errno.h into every user */
+	*out = pn_tpfield_get(f, raw);
 	return 0;
 }
 

@@ -198,9 +198,27 @@ if [ "$P" != "$Q" ]; then
 		info "$r"
 		onp=$(field "node$P" "$r")
 		onq=$(field "node$Q" "$r")
+		if [ "$MODE" = isolate ]; then
+			# "only dropped from the fallback lists": node P's list does
+			# not reach node Q, so the request never gets node Q's memory:
+			# a strict bind is OOM-killed once P is full, preferred_many
+			# spills to DRAM
+			if [ "$mode" = bind ]; then
+				check "[ $rc != 0 ] && [ ${onq:-0} = 0 ]" "$mode {$P,$Q} for $n pages (node$P free + 64 MiB), isolate model: not served across the devices (rc=$rc, node$Q ${onq:-0})" "rc=$rc $r"
+			else
+				check "[ $rc = 0 ] && [ ${onq:-0} = 0 ]" "$mode {$P,$Q} for $n pages, isolate model: node$P (${onp:-0}), none on node$Q, the rest on DRAM" "rc=$rc $r"
+			fi
+			continue
+		fi
 		check "[ $rc = 0 ] && [ $((${onp:-0} + ${onq:-0})) = $n ] && [ ${onq:-0} -gt 0 ]" "$mode {$P,$Q} for $n pages (node$P free + 64 MiB): all $n on node$P (${onp:-0}) and node$Q (${onq:-0})" "rc=$rc $r"
 	done
-	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer with node$Q free" "oom-killer ran"
+	if [ "$MODE" = isolate ]; then
+		n=$(dmesg | grep -c 'invoked oom-killer')
+		check "[ $n = 1 ]" "isolate model: exactly one OOM kill, the strict bind across the devices ($n)" "$n OOM kills"
+		dmesg | grep -q 'invoked oom-killer' && echo "PNBENCH-E2E-EXPECTED-OOM 1"
+	else
+		check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer with node$Q free" "oom-killer ran"
+	fi
 fi
 
 # --- for_each_node-style spreading: hugetlb nr_hugepages ---------------------

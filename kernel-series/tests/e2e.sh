@@ -132,9 +132,18 @@ check_dmesg() {
 		tap_nok "$kind: dmesg captured"
 		return
 	fi
-	bad=$(dmesg_of | grep -aE 'WARNING:|BUG:|Oops|kernel BUG|cut here|Call Trace|invoked oom-killer|general protection' || true)
+	# isolate: the guest's strict bind across both devices is OOM-killed on
+	# purpose (that model cannot serve it; the guest checks it is the only
+	# OOM kill): its report, call trace included, is left out here
+	local skip_oom=0
+	[[ $kind == isolate* ]] && grep -aq '^PNBENCH-E2E-EXPECTED-OOM 1' "$log" && skip_oom=1
+	bad=$(dmesg_of | awk -v skip="$skip_oom" '
+		skip && /invoked oom-killer/ { inoom = 1 }
+		inoom { if (/Out of memory: Killed process|oom_reaper:/) inoom = 0; next }
+		{ print }' |
+		grep -aE 'WARNING:|BUG:|Oops|kernel BUG|cut here|Call Trace|invoked oom-killer|general protection' || true)
 	if [[ -z "$bad" ]]; then
-		tap_ok "$kind: no WARN/BUG/Oops/OOM in dmesg"
+		tap_ok "$kind: no WARN/BUG/Oops/OOM in dmesg$( ((skip_oom)) && echo ' (but the expected OOM kill)')"
 	else
 		tap_nok "$kind: no WARN/BUG/Oops/OOM in dmesg"
 		head -n 20 <<<"$bad" | sed 's/^/#   /'

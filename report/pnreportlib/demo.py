@@ -6,19 +6,10 @@ from collections import OrderedDict
 
 from . import plots
 from .html import Page, esc
+from .demo_table import ROWS
 from .load import InputError, load_demo, load_run
 
-SCENARIOS = OrderedDict([
-    ("pressure", "background pressure: general pages on device nodes"),
-    ("probes", "per-node kernel paths (probes)"),
-    ("explicit", "explicit allocation served on the device"),
-    ("interleave", "interleave over 2 devices, weights exact"),
-    ("exhaust", "device exhausted → DRAM fallback, no OOM"),
-    ("multinode", "multi-node bind/preferred-many across devices"),
-    ("fault", "device memory hot-removed under a holder"),
-    ("dmesg", "kernel log: WARN/BUG/Oops"),
-    ("guest", "guest finished"),
-])
+SCENARIOS = OrderedDict(ROWS + [("guest", "guest finished")])
 
 
 def build(path, cell_reports=False):

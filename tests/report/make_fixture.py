@@ -336,7 +336,7 @@ class Gen:
 
                     def read(kinds, used):
                         return {"kinds": kinds, "total_pages": tot_p, "used_pages": used, "pcp_pages": 512,
-                                "settled": True,
+                                "settled": True, "passes": 2, "pcp_moved_pages": 0,
                                 "numa_hit": 1000000, "numa_miss": 0, "numa_foreign": 0}
                     nodes[str(n)] = {"role": role, "before": read(k0, used0),
                                      "after": read(k1, used0 + expl + total),
@@ -479,6 +479,8 @@ def write_run(out, kernel="private", seed=1, iterations=5, shift=0.0, noise=1.5,
                               "2": {"access0": {"read_latency_ns": 260, "read_bandwidth_mbps": 7600}}}},
         "topology_xml": "topology.xml",
         "accounting": {"counters_refreshed": True, "pcp_corrected": True,
+                       "settle": {"method": "wait", "max_passes_private": 96, "max_passes_other": 12,
+                                  "max_passes_sample": 6},
                        "cgroup": {"version": 2, "reason": ""}},
         "collectors": [{"collector": "nodestat", "interval_ms": INTERVAL_NS // 1_000_000, "params": {},
                         "kind": "sampler", "status": "ok", "file": "nodestat.csv",
