@@ -87,6 +87,10 @@ def _render(fig, name, title):
     heads = [sup] + [ax.get_title(loc="left") for ax in fig.axes]
     conclusion = next((h for h in heads if h), title)
     buf = io.BytesIO()
+    # one layout pass before the saved one: constrained layout starts from the
+    # margins of the last draw, and a figure drawn while still empty (nodes()
+    # measures its strip) left the y label cut at the edge in about half the runs
+    fig.canvas.draw()
     fig.savefig(buf, format="png", dpi=DPI)
     w, h = fig.canvas.get_width_height()
     overlaps = text_overlaps(fig) if CHECK_OVERLAPS else None
