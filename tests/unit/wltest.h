@@ -113,7 +113,11 @@ static inline double wlt_mval(const struct pn_res *r, const char *name, const ch
 
 		if (strcmp(cJSON_GetObjectItem(m, "name")->valuestring, name) != 0)
 			continue;
-		if (!lk || (lv ? l && !strcmp(l->valuestring, lv) : !l))
+		bool match = !lk || (!lv && !l);
+
+		if (lk && lv && l)
+			match = !strcmp(l->valuestring, lv);
+		if (match)
 			return cJSON_GetObjectItem(m, "value")->valuedouble;
 	}
 	fail_msg("metric %s{%s=%s} missing", name, lk ? lk : "", lv ? lv : "");
