@@ -155,13 +155,23 @@ static int topology_online(const char *path, const cJSON *doc, struct pn_topolog
 	return 0;
 }
 
+/* An optional boolean key (false when absent). */
+static int get_bool(const char *path, const cJSON *doc, const char *key, bool *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(doc, key);
+
+	*out = v && cJSON_IsTrue(v);
+	if (v && !cJSON_IsBool(v))
+		return pn_error(-EINVAL, "%s: $.%s: not true or false", path, key);
+	return 0;
+}
+
 int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 {
 	static const char *const keys[] = { "name",	    "description", "cpus",     "dram_mib",
 					    "device_nodes", "device_mib",  "disk_mib", "online",
 					    "hmat",	    NULL };
 	cJSON *doc = parse_object(path, keys);
-	const cJSON *v;
 	char desc[1024];
 	int ret;
 
@@ -178,10 +188,7 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 	ret = ret ?: get_uint(path, doc, "device_mib", &t->device_mib, 256, 4096, 16);
 	ret = ret ?: get_uint(path, doc, "disk_mib", &t->disk_mib, 0, 2048, 16);
 	ret = ret ?: topology_online(path, doc, t);
-	v = cJSON_GetObjectItemCaseSensitive(doc, "hmat");
-	if (!ret && v && !cJSON_IsBool(v))
-		ret = pn_error(-EINVAL, "%s: $.hmat: not true or false", path);
-	t->hmat = v && cJSON_IsTrue(v);
+	ret = ret ?: get_bool(path, doc, "hmat", &t->hmat);
 	if (!ret && t->hmat && t->cpus < 2)
 		ret = pn_error(-EINVAL, "%s: $.cpus: hmat needs 2 or more (one per initiator)",
 			       path);
@@ -197,7 +204,6 @@ int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 	static const char *const keys[] = { "name",  "description",   "kernel", "append",
 					    "model", "private_nodes", NULL };
 	cJSON *doc = parse_object(path, keys);
-	const cJSON *v;
 	char desc[1024];
 	int ret;
 
@@ -213,10 +219,7 @@ int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 	    strcmp(k->model, "private") != 0)
 		ret = pn_error(-EINVAL, "%s: $.model: \"%s\" is not stock, isolate or private",
 			       path, k->model);
-	v = cJSON_GetObjectItemCaseSensitive(doc, "private_nodes");
-	if (!ret && v && !cJSON_IsBool(v))
-		ret = pn_error(-EINVAL, "%s: $.private_nodes: not true or false", path);
-	k->private_nodes = v && cJSON_IsTrue(v);
+	ret = ret ?: get_bool(path, doc, "private_nodes", &k->private_nodes);
 	cJSON_Delete(doc);
 	return ret ? PN_EXIT_USAGE : 0;
 }
