@@ -3,9 +3,10 @@
  * phase.c - one phase of one iteration.
  *
  *   parent: setup() every workload (background first), check the phase's
- *           memory needs together against the suite budget, set knobs;
+ *           memory needs together against the suite budget, set knobs,
+ *           make each workload's cgroup leaf;
  *   read every role node exactly (account.h);
- *   fork one child per workload into its own cgroup leaf, start the event
+ *   fork one child per workload into its leaf, start the event
  *   collectors' phase, the sampler thread, then let the children run;
  *   wait for the foreground children (and the --exec command), then stop
  *   the background ones;
@@ -147,33 +148,48 @@ static int set_knobs(struct phase *p)
 
 /* ------------------------------------------------------------- children */
 
-static void make_leaf(struct phase *p, size_t i, char *path, size_t len, bool *have)
+static void make_leaf(struct phase *p, size_t i)
 {
 	struct run *r = p->r;
 	struct slot *s = &p->slots[i];
 	char name[96];
 	int ret;
 
-	*have = false;
-	if (!r->cg.version)
+	s->have_leaf = false;
+	if (!r->cg.version || !s->setup_ok)
 		return;
 	snprintf(name, sizeof(name), "p%d-%zu-%s", r->phase_seq, i, s->w.ops->name);
-	ret = pn_cg_leaf(&r->cg, name, path, len);
+	ret = pn_cg_leaf(&r->cg, name, s->leaf, sizeof(s->leaf));
 	if (ret) {
 		pn_warn("cgroup %s/%s: %s: workload runs without a cgroup", r->cg.base, name,
 			strerror(-ret));
 		return;
 	}
-	*have = true;
+	s->have_leaf = true;
 	if (s->cw->memory_max)
 		s->w.memory_max = s->cw->memory_max;
 	if (s->cw->memory_high)
 		s->w.memory_high = s->cw->memory_high;
-	if (s->w.memory_max && (ret = pn_cg_set_max(&r->cg, path, s->w.memory_max)))
-		pn_warn("%s: memory.max: %s", path, strerror(-ret));
-	if (s->w.memory_high && (ret = pn_cg_set_high(&r->cg, path, s->w.memory_high)))
-		pn_warn("%s: memory.high: %s%s", path, strerror(-ret),
+	if (s->w.memory_max && (ret = pn_cg_set_max(&r->cg, s->leaf, s->w.memory_max)))
+		pn_warn("%s: memory.max: %s", s->leaf, strerror(-ret));
+	if (s->w.memory_high && (ret = pn_cg_set_high(&r->cg, s->leaf, s->w.memory_high)))
+		pn_warn("%s: memory.high: %s%s", s->leaf, strerror(-ret),
 			ret == -EOPNOTSUPP ? " (cgroup v1 has no memory.high)" : "");
+}
+
+/*
+ * Every workload's cgroup leaf, made before the phase's first node read:
+ * creating a memory cgroup allocates its per-node structures on every node
+ * (mem_cgroup_css_alloc(), alloc_shrinker_info(): kmalloc_node() for each
+ * node, device nodes included where the kernel lets it), and those pages
+ * are the runner's, not the workload's.  Measured on the isolate model with
+ * the device memory as ZONE_NORMAL: 1 + 11 slab pages on the two device
+ * nodes from the runner's own mkdir, inside the window, before this order.
+ */
+static void make_leaves(struct phase *p)
+{
+	for (size_t i = 0; i < p->nslots; i++)
+		make_leaf(p, i);
 }
 
 static void start_children(struct phase *p)
@@ -183,24 +199,26 @@ static void start_children(struct phase *p)
 
 	for (size_t i = 0; i < p->nslots; i++) {
 		struct slot *s = &p->slots[i];
-		char path[PATH_MAX];
-		bool have;
 		int ret;
 
-		if (!s->setup_ok)
+		if (!s->setup_ok) {
+			if (s->have_leaf)
+				pn_cg_remove(s->leaf);
+			s->have_leaf = false;
 			continue;
-		make_leaf(p, i, path, sizeof(path), &have);
-		ret = pn_child_start(&s->child, &s->w, have ? path : NULL, fds, nfds);
+		}
+		ret = pn_child_start(&s->child, &s->w, s->have_leaf ? s->leaf : NULL, fds, nfds);
 		if (ret) {
 			s->setup_ok = false;
 			snprintf(s->why, sizeof(s->why), "cannot start its process: %s",
 				 strerror(-ret));
-			if (have)
-				pn_cg_remove(path);
+			if (s->have_leaf)
+				pn_cg_remove(s->leaf);
+			s->have_leaf = false;
 			continue;
 		}
-		if (have)
-			pn_cg_oom_kills(&p->r->cg, path, &s->child.oom_kills_before);
+		if (s->have_leaf)
+			pn_cg_oom_kills(&p->r->cg, s->leaf, &s->child.oom_kills_before);
 		if (s->cw->timeout_ms)
 			s->child.deadline_ns = pn_now_ns() + s->cw->timeout_ms * 1000000ULL;
 		s->started = true;
@@ -553,6 +571,7 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 	check_budget(&p);
 	ret = set_knobs(&p);
 	if (!ret) {
+		make_leaves(&p);
 		read_nodes(&p, false);
 		ret = run_children(&p);
 		/* every child's memory is still mapped here */

@@ -6,6 +6,7 @@
 #ifndef PN_PHASE_H
 #define PN_PHASE_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -23,6 +24,8 @@ struct slot {
 	struct pn_outcome out;
 	struct pn_cg_node *cgn; /* per role node: numa_stat at the after-read */
 	bool have_cgn;
+	bool have_leaf; /* its cgroup leaf, made before the phase's first read */
+	char leaf[PATH_MAX];
 };
 
 struct phase {
