@@ -14,6 +14,7 @@
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
 #   make lint-patches    checkpatch the kernel series
+#   make check-bisect    every prefix of the kernel series builds and links (cached; long)
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -209,6 +210,8 @@ kernels:
 	$(MAKE) -C kernel-series kernels
 lint-patches:
 	$(MAKE) -C kernel-series lint-patches
+check-bisect:
+	$(MAKE) -C kernel-series check-bisect
 
 install: $(O)/pnbench
 	install -D -m 0755 $(O)/pnbench $(DESTDIR)$(PREFIX)/bin/pnbench
@@ -218,4 +221,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches install clean
+.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches check-bisect install clean

@@ -300,6 +300,51 @@ for n in $devnodes; do
 		check "[ $miss = 0 ]" "storm: node$n numa_miss stays 0" "numa_miss +$miss"
 	fi
 done
+
+# --- the reclaim opt-in under memory cgroups and cpusets -------------------------
+# Node P opted in to reclaim, swap on the scratch disk.  memory.reclaim of a
+# cgroup whose pages sit on P must reach them (memcg reclaim walks the local
+# node's zonelist, which lists no private zone), and a strict bind larger than
+# P's free memory by a task in a child cpuset must reclaim P instead of
+# OOM-killing (cpusets do not manage private nodes: shrink_zones() and
+# wakeup_kswapd() must not skip P for not being in the cpuset's mems).
+if [ "$MODE" = private ]; then
+	[ -n "$storm_file" ] && rm -f "$storm_file"
+	sw=/mnt/scratch/swap
+	if [ -z "$storm_file" ] || [ ! -f $CG/cgroup.subtree_control ]; then
+		skip "reclaim opt-in under memcg and cpusets # no scratch disk for swap or no cgroup v2"
+	elif ! { dd if=/dev/zero of=$sw bs=1M count=384 2>/dev/null && mkswap $sw >/dev/null 2>&1 && swapon $sw; }; then
+		skip "reclaim opt-in under memcg and cpusets # swapon $sw failed"
+	else
+		echo 1 >"$(opt "$P" reclaim)"
+		mkdir -p $CG/pn-reclaim
+		s0=$(vm pswpout)
+		r=$($T reclaim $CG/pn-reclaim "$P" 8192)
+		s1=$(vm pswpout)
+		info "$r; pswpout ${s0:-absent} -> ${s1:-absent}"
+		rmdir $CG/pn-reclaim 2>/dev/null
+		rec=$(field reclaimed "$r")
+		check "[ ${rec:-0} -ge 4096 ]" "memory.reclaim reaches node$P's pages with the reclaim opt-in: ${rec:-?} of 8192 swapped out" "$r"
+		if echo +cpuset >$CG/cgroup.subtree_control 2>/dev/null && mkdir -p $CG/pn-cpuset &&
+			echo 0 >$CG/pn-cpuset/cpuset.mems 2>/dev/null; then
+			n=$(($(nmem "$P" MemFree) / 4 + 8192))
+			o0=$(dmesg | grep -c 'invoked oom-killer')
+			s0=$(vm pswpout)
+			r=$(sh -c "echo \$\$ >$CG/pn-cpuset/cgroup.procs && exec $T mbind $P bind $n")
+			rc=$?
+			s1=$(vm pswpout)
+			o1=$(dmesg | grep -c 'invoked oom-killer')
+			info "$r; pswpout ${s0:-absent} -> ${s1:-absent}; cpuset.mems $(cat $CG/pn-cpuset/cpuset.mems.effective)"
+			check "[ $rc = 0 ] && [ $o1 = $o0 ] && [ $(d "${s0:-0}" "${s1:-0}") -gt 0 ]" "strict bind to node$P of $n pages (free + 32 MiB) from a child cpuset (mems 0): node$P reclaimed (+$(d "${s0:-0}" "${s1:-0}") pswpout), no OOM kill" "exit $rc, $((o1 - o0)) OOM kill(s): $r"
+			rmdir $CG/pn-cpuset 2>/dev/null
+		else
+			skip "reclaim opt-in in a child cpuset # no cgroup v2 cpuset controller"
+		fi
+		echo 0 >"$(opt "$P" reclaim)"
+		swapoff $sw
+		rm -f $sw
+	fi
+fi
 [ -n "$storm_file" ] && umount /mnt/scratch
 
 # --- explicit request larger than the device falls back to DRAM ---------------

@@ -53,6 +53,10 @@
  *       join cgroup_dir, touch <pages> under the default policy (DRAM), ask
  *       for their reclaim through memory.reclaim; with demotion enabled and
  *       no swap, reclaim can only demote. Prints where the pages are then.
+ *   reclaim <cgroup_dir> <node> <pages>
+ *       join cgroup_dir, mbind(MPOL_BIND, node), touch <pages>, ask for
+ *       their reclaim through memory.reclaim; prints how many left the
+ *       node (with swap: swapped out, move_pages() status -ENOENT).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -608,6 +612,46 @@ static int cmd_demote(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_reclaim(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	char path[512], req[32];
+	unsigned long mask;
+	long before;
+	size_t bytes;
+	int fd, node, err = 0;
+	char *p;
+
+	if (argc != 5)
+		return 2;
+	join_cgroup(argv[2]);
+	node = atoi(argv[3]);
+	bytes = strtoul(argv[4], NULL, 0) * PAGE;
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R reclaim node=%d ok=0 errno=%d (%s)\n", node, errno,
+		       strerror(errno));
+		return 3;
+	}
+	touch(p, bytes);
+	placement(p, bytes, counts);
+	before = counts[node];
+	snprintf(path, sizeof(path), "%s/memory.reclaim", argv[2]);
+	snprintf(req, sizeof(req), "%zu", bytes);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || write(fd, req, strlen(req)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	placement(p, bytes, counts);
+	printf("R reclaim node=%d ok=1 pages=%zu on_node_before=%ld on_node_after=%ld "
+	       "reclaimed=%ld reclaim_errno=%d\n",
+	       node, bytes / PAGE, before, counts[node], before - counts[node], err);
+	print_placement("reclaim", counts);
+	return 0;
+}
+
 static int cmd_mlock(int argc, char **argv)
 {
 	long before, locked, after;
@@ -775,6 +819,8 @@ int main(int argc, char **argv)
 		rc = cmd_report(argc, argv);
 	else if (!strcmp(argv[1], "demote"))
 		rc = cmd_demote(argc, argv);
+	else if (!strcmp(argv[1], "reclaim"))
+		rc = cmd_reclaim(argc, argv);
 	else if (!strcmp(argv[1], "mlock"))
 		rc = cmd_mlock(argc, argv);
 	else if (!strcmp(argv[1], "hugetlb"))
@@ -793,6 +839,7 @@ usage:
 		"       pn-e2e-test migrate <from_hex> <to_hex> <pages>\n"
 		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
 		"       pn-e2e-test demote <cgroup_dir> <pages>\n"
+		"       pn-e2e-test reclaim <cgroup_dir> <node> <pages>\n"
 		"       pn-e2e-test mlock <node> <pages>\n"
 		"       pn-e2e-test hugetlb <node>\n");
 	return 2;
