@@ -103,10 +103,10 @@ static void check_budget(struct phase *p)
 	for (size_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].setup_ok)
 			sum += p->slots[i].w.mem_bytes;
-	/* Against MemAvailable as the kernel reports it.  (It counts private
-	 * nodes' free memory on the series, defect 7 of the kernel issue:
-	 * workloads whose memory is not reclaimable size themselves without it,
-	 * see pressure.c; pn_mem_guard_except() takes nodes out.) */
+	/* Against MemAvailable with the private nodes' free memory counted in
+	 * (pn_mem_available(): the same figure on every kernel).  Workloads
+	 * whose memory is not reclaimable size themselves without it, see
+	 * pressure.c; pn_mem_guard_except() takes nodes out. */
 	if (!sum || !pn_mem_guard(sum, share, "the phase's workloads together"))
 		return;
 	for (size_t i = 0; i < p->nslots; i++) {

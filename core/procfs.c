@@ -748,7 +748,7 @@ int pn_nodes_with_memory(struct pn_nodeset *out)
 }
 
 struct avail_ctx {
-	int64_t bytes;
+	int64_t bytes, private_free;
 	bool found;
 };
 
@@ -756,11 +756,13 @@ static int avail_cb(void *arg, const char *key, int64_t val)
 {
 	struct avail_ctx *a = arg;
 
-	if (strcmp(key, "MemAvailable") != 0)
-		return 0;
-	a->bytes = val;
-	a->found = true;
-	return 1; /* stop */
+	if (!strcmp(key, "MemAvailable")) {
+		a->bytes = val;
+		a->found = true;
+	} else if (!strcmp(key, "PrivateFree")) {
+		a->private_free = val;
+	}
+	return 0;
 }
 
 int pn_mem_available(uint64_t *bytes)
@@ -777,6 +779,7 @@ int pn_mem_available(uint64_t *bytes)
 		return pn_error(ret, "/proc/meminfo: malformed");
 	if (!a.found || a.bytes < 0)
 		return pn_error(-EINVAL, "/proc/meminfo: no MemAvailable");
-	*bytes = (uint64_t)a.bytes;
+	/* kernels that report PrivateFree leave it out of MemAvailable */
+	*bytes = (uint64_t)a.bytes + (uint64_t)(a.private_free > 0 ? a.private_free : 0);
 	return 0;
 }

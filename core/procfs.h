@@ -83,7 +83,12 @@ int pn_stat_refresh(void);
  * (logged) if the set is empty or node/online is missing. */
 int pn_nodes_with_memory(struct pn_nodeset *out);
 
-/* /proc/meminfo MemAvailable in bytes. */
+/* /proc/meminfo MemAvailable in bytes, the private nodes' free memory
+ * counted in: kernels that report PrivateFree (the reference series since
+ * v2) leave it out of MemAvailable, older ones and stock kernels count it,
+ * and callers subtract what general allocations cannot use themselves
+ * (pn_general_available(), pn_mem_guard_except()).  Equal to the older
+ * figure up to the private zones' reserves. */
 int pn_mem_available(uint64_t *bytes);
 
 /* ---- per-process files (procfs_maps.c) ---- */

@@ -138,6 +138,41 @@ if [ "$MODE" = private ]; then
 	check "[ '$(field errno "$r")' = 19 ] && [ '$(field on_node "$r")' = 0 ]" "move_pages() to non-opted-in private node$Q -> ENODEV" "$r"
 fi
 
+# --- system-wide accounting: meminfo, dirty limits, min_free_kbytes ---------------
+# Private memory serves only explicit requests: /proc/meminfo's MemTotal,
+# MemFree and MemAvailable leave it out (PrivateTotal/PrivateFree report it),
+# the global dirty limit is computed without it, and private zones take no
+# share of min_free_kbytes from DRAM's zones.  Stock and isolate count the
+# device memory as ordinary memory: the same figures are printed as info.
+gm() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+sum_nodes() { # sum_nodes <meminfo key> <node...>: kB
+	t=0
+	for n in $2; do t=$((t + $(nmem "$n" "$1"))); done
+	echo $t
+}
+allnodes=$(for n in "$NODE"/node[0-9]*; do printf '%s ' "${n##*node}"; done)
+memnodes=$(for n in $allnodes; do case " $devnodes " in *" $n "*) ;; *) echo "$n" ;; esac; done | tr '\n' ' ')
+tot_all=$(sum_nodes MemTotal "$allnodes")
+tot_dev=$(sum_nodes MemTotal "$devnodes")
+free_mem=$(sum_nodes MemFree "$memnodes")
+file_kb=$(($(gm 'Active(file)') + $(gm 'Inactive(file)')))
+avail=$(gm MemAvailable)
+# the global dirty limit: dirty_ratio % of (free - reserves + file pages)
+ratio=$(cat /proc/sys/vm/dirty_ratio)
+thr_kb=$(($(vm nr_dirty_threshold) * 4))
+bound_kb=$(((free_mem + file_kb) * ratio / 100 + 4))
+minsum=$(awk -v n=0 '$1 == "Node" { z = ($2 == n",") } z && $1 == "min" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
+wmin=$(($(cat /proc/sys/vm/min_free_kbytes) / 4))
+info "meminfo: MemTotal $(gm MemTotal) PrivateTotal $(gm PrivateTotal) MemFree $(gm MemFree) PrivateFree $(gm PrivateFree) MemAvailable $avail kB; nodes: all $tot_all, device $tot_dev, free on memory nodes $free_mem kB; dirty threshold $thr_kb kB (bound without the devices $bound_kb); node0 min watermarks $minsum pages of min_free_kbytes/4 = $wmin"
+if [ "$MODE" = private ]; then
+	check "[ '$(gm PrivateTotal)' = $tot_dev ]" "/proc/meminfo PrivateTotal = the device nodes' MemTotal ($tot_dev kB)" "PrivateTotal $(gm PrivateTotal)"
+	check "[ $(($(gm MemTotal) + $(gm PrivateTotal))) = $tot_all ]" "MemTotal + PrivateTotal = every node's MemTotal ($tot_all kB)" "MemTotal $(gm MemTotal)"
+	check "[ $avail -le $((free_mem + file_kb + $(gm KReclaimable))) ]" "MemAvailable ($avail kB) counts no private memory (<= free + file + reclaimable of the memory nodes)" "free $free_mem file $file_kb"
+	check "[ $thr_kb -le $bound_kb ]" "global dirty threshold ($thr_kb kB) computed without the device nodes (<= $bound_kb kB)" "ratio $ratio"
+	# rounding: one page per zone
+	check "[ $minsum -ge $((wmin - 4)) ] && [ $minsum -le $((wmin + 4)) ]" "node0 keeps all of min_free_kbytes as min watermarks ($minsum of $wmin pages)" "$minsum"
+fi
+
 # --- per-node reports: numa_maps and memory.numa_stat ------------------------------
 CG=/sys/fs/cgroup
 if [ -f $CG/cgroup.subtree_control ] && echo +memory >$CG/cgroup.subtree_control 2>/dev/null &&
@@ -161,6 +196,29 @@ info "$r"
 mb=$(field mlocked_before_kb "$r")
 ma=$(field mlocked_after_kb "$r")
 check "[ -n '$ma' ] && [ ${ma:-1} -le ${mb:-0} ]" "munlock() of 2048 pages on node$P leaves no Mlocked behind (${mb:-?} -> $(field mlocked_locked_kb "$r") -> ${ma:-?} kB)" "$r"
+
+# --- DAMON (physical address space) acting on a device node's pages -------------
+# migrate_cold to node 0 over the physical range of 2048 pages bound to node P:
+# a private node's folios stay unless it opted in to numa_balancing (moving
+# them elsewhere is placement policy); stock and isolate move them.
+if [ -e /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds ]; then
+	r=$($T damon "$P" 2048 migrate_cold 0)
+	info "$r"
+	on=$(field on_node "$r")
+	if [ "$MODE" = private ]; then
+		check "[ '$(field ok "$r")' = 1 ] && [ '${on:-0}' = 2048 ] && [ '$(field sz_applied "$r")' = 0 ]" "DAMON migrate_cold leaves node$P's folios alone without the opt-in (2048 of 2048 stay, 0 bytes applied)" "$r"
+		echo 1 >"$(opt "$P" numa_balancing)"
+		r=$($T damon "$P" 2048 migrate_cold 0)
+		echo 0 >"$(opt "$P" numa_balancing)"
+		info "$r"
+		on=$(field on_node "$r")
+		check "[ -n '$on' ] && [ '$(field ok "$r")' = 1 ] && [ ${on:-2048} -lt 2048 ]" "DAMON migrate_cold moves node$P's folios after the numa_balancing opt-in (${on:-?} of 2048 stay)" "$r"
+	else
+		check "[ '$(field ok "$r")' = 1 ] && [ ${on:-2048} -lt 2048 ]" "DAMON migrate_cold moves device-node folios to node0 ($MODE): ${on:-?} of 2048 stay" "$r"
+	fi
+else
+	skip "DAMON migrate_cold on device-node pages # no DAMON sysfs"
+fi
 
 # --- demotion: reclaim of DRAM pages with demotion enabled and no swap ------------
 # Stock kernels demote into dax/kmem nodes (a lower memory tier); isolate mode
@@ -259,7 +317,9 @@ if [ -b $pmem ] && mke2fs -q $pmem >/dev/null 2>&1 && mkdir -p /mnt/scratch && m
 else
 	info "no scratch disk: page-cache part of the storm uses tmpfs-less fallback (anon only)"
 fi
-avail=$(awk '/MemAvailable/ { print $2 }' /proc/meminfo)
+# MemAvailable with the device nodes' free memory in (kernels that report
+# PrivateFree leave it out), less that memory: what DRAM offers
+avail=$(awk '$1 == "MemAvailable:" || $1 == "PrivateFree:" { s += $2 } END { print s }' /proc/meminfo)
 free_dev=0
 for n in $devnodes; do free_dev=$((free_dev + $(nmem "$n" MemFree))); done
 dram_avail_mib=$(((avail - free_dev) / 1024))
@@ -316,7 +376,14 @@ if [ "$MODE" = private ]; then
 	elif ! { dd if=/dev/zero of=$sw bs=1M count=384 2>/dev/null && mkswap $sw >/dev/null 2>&1 && swapon $sw; }; then
 		skip "reclaim opt-in under memcg and cpusets # swapon $sw failed"
 	else
+		r=$($T damon "$P" 2048 pageout 0)
+		info "$r"
+		check "[ '$(field ok "$r")' = 1 ] && [ '$(field on_node "$r")' = 2048 ]" "DAMON pageout leaves node$P's folios alone without the reclaim opt-in ($(field on_node "$r") of 2048 stay)" "$r"
 		echo 1 >"$(opt "$P" reclaim)"
+		r=$($T damon "$P" 2048 pageout 0)
+		info "$r"
+		on=$(field on_node "$r")
+		check "[ -n '$on' ] && [ '$(field ok "$r")' = 1 ] && [ ${on:-2048} -lt 2048 ]" "DAMON pageout swaps node$P's folios out with the reclaim opt-in (${on:-?} of 2048 stay)" "$r"
 		mkdir -p $CG/pn-reclaim
 		s0=$(vm pswpout)
 		r=$($T reclaim $CG/pn-reclaim "$P" 8192)

@@ -53,6 +53,10 @@
  *       join cgroup_dir, touch <pages> under the default policy (DRAM), ask
  *       for their reclaim through memory.reclaim; with demotion enabled and
  *       no swap, reclaim can only demote. Prints where the pages are then.
+ *   damon <node> <pages> <pageout|migrate_cold> <target_nid>
+ *       mbind(MPOL_BIND, node), touch <pages>, run one DAMON (sysfs, paddr)
+ *       scheme with that action over the physical range of the pages for
+ *       3 s; prints DAMON's sz_applied and where the pages are then.
  *   reclaim <cgroup_dir> <node> <pages>
  *       join cgroup_dir, mbind(MPOL_BIND, node), touch <pages>, ask for
  *       their reclaim through memory.reclaim; prints how many left the
@@ -652,6 +656,128 @@ static int cmd_reclaim(int argc, char **argv)
 	return 0;
 }
 
+#define DAMON_DIR "/sys/kernel/mm/damon/admin/kdamonds"
+#define DAMON_CTX DAMON_DIR "/0/contexts/0"
+
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* Physical byte range [lo, hi) spanning the pages of [p, p+bytes). */
+static int phys_span(char *p, size_t bytes, unsigned long long *lo, unsigned long long *hi)
+{
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t e;
+
+	*lo = ~0ULL;
+	*hi = 0;
+	if (fd < 0)
+		return errno;
+	for (size_t off = 0; off < bytes; off += PAGE) {
+		unsigned long long pa;
+
+		if (pread(fd, &e, sizeof(e), (off_t)(((uintptr_t)p + off) / PAGE * 8)) != sizeof(e) ||
+		    !(e & (1ULL << 63)) || !(e & ((1ULL << 55) - 1)))
+			continue;
+		pa = (e & ((1ULL << 55) - 1)) * PAGE;
+		if (pa < *lo)
+			*lo = pa;
+		if (pa + PAGE > *hi)
+			*hi = pa + PAGE;
+	}
+	close(fd);
+	return *hi ? 0 : ENOENT;
+}
+
+static int damon_run(const char *action, const char *target, unsigned long long lo,
+		     unsigned long long hi, char *applied, size_t len)
+{
+	char slo[32], shi[32];
+	const char *w[][2] = {
+		{ DAMON_DIR "/nr_kdamonds", "1" },
+		{ DAMON_DIR "/0/contexts/nr_contexts", "1" },
+		{ DAMON_CTX "/operations", "paddr" },
+		{ DAMON_CTX "/targets/nr_targets", "1" },
+		{ DAMON_CTX "/targets/0/regions/nr_regions", "1" },
+		{ DAMON_CTX "/targets/0/regions/0/start", slo },
+		{ DAMON_CTX "/targets/0/regions/0/end", shi },
+		{ DAMON_CTX "/schemes/nr_schemes", "1" },
+		{ DAMON_CTX "/schemes/0/action", action },
+		{ DAMON_CTX "/schemes/0/access_pattern/sz/max", "18446744073709551615" },
+		{ DAMON_CTX "/schemes/0/access_pattern/nr_accesses/max", "4294967295" },
+		{ DAMON_CTX "/schemes/0/access_pattern/age/max", "4294967295" },
+		{ DAMON_CTX "/schemes/0/target_nid", target },
+		/*
+		 * pageout adds a filter that skips young folios unless the
+		 * scheme has one: one that skips the non-young instead keeps
+		 * the pages just touched in (DAMON's own sampling ages a few)
+		 */
+		{ DAMON_CTX "/schemes/0/filters/nr_filters", "1" },
+		{ DAMON_CTX "/schemes/0/filters/0/type", "young" },
+		{ DAMON_CTX "/schemes/0/filters/0/matching", "N" },
+		{ DAMON_DIR "/0/state", "on" },
+	};
+	int err = 0;
+	FILE *f;
+
+	snprintf(slo, sizeof(slo), "%llu", lo);
+	snprintf(shi, sizeof(shi), "%llu", hi);
+	snprintf(applied, len, "none");
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]) && !err; i++)
+		if ((err = write_file(w[i][0], w[i][1])))
+			fprintf(stderr, "%s <- %s: %s\n", w[i][0], w[i][1], strerror(err));
+	if (!err) {
+		sleep(3);
+		write_file(DAMON_DIR "/0/state", "update_schemes_stats");
+		f = fopen(DAMON_CTX "/schemes/0/stats/sz_applied", "r");
+		if (f && fscanf(f, "%31s", applied) != 1)
+			snprintf(applied, len, "unreadable");
+		if (f)
+			fclose(f);
+	}
+	write_file(DAMON_DIR "/0/state", "off");
+	write_file(DAMON_DIR "/nr_kdamonds", "0");
+	return err;
+}
+
+static int cmd_damon(int argc, char **argv)
+{
+	long counts[MAX_NODES + 1];
+	unsigned long long lo, hi;
+	unsigned long mask;
+	char applied[32];
+	size_t bytes;
+	int node, err;
+	char *p;
+
+	if (argc != 6)
+		return 2;
+	node = atoi(argv[2]);
+	bytes = strtoul(argv[3], NULL, 0) * PAGE;
+	mask = 1UL << node;
+	p = map_anon(bytes);
+	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
+		printf("R damon node=%d ok=0 errno=%d (%s)\n", node, errno, strerror(errno));
+		return 3;
+	}
+	touch(p, bytes);
+	err = phys_span(p, bytes, &lo, &hi);
+	if (!err)
+		err = damon_run(argv[4], argv[5], lo, hi, applied, sizeof(applied));
+	placement(p, bytes, counts);
+	printf("R damon node=%d action=%s ok=%d errno=%d pages=%zu sz_applied=%s on_node=%ld\n",
+	       node, argv[4], !err, err, bytes / PAGE, err ? "none" : applied, counts[node]);
+	print_placement("damon", counts);
+	return err ? 3 : 0;
+}
+
 static int cmd_mlock(int argc, char **argv)
 {
 	long before, locked, after;
@@ -821,6 +947,8 @@ int main(int argc, char **argv)
 		rc = cmd_demote(argc, argv);
 	else if (!strcmp(argv[1], "reclaim"))
 		rc = cmd_reclaim(argc, argv);
+	else if (!strcmp(argv[1], "damon"))
+		rc = cmd_damon(argc, argv);
 	else if (!strcmp(argv[1], "mlock"))
 		rc = cmd_mlock(argc, argv);
 	else if (!strcmp(argv[1], "hugetlb"))
@@ -840,6 +968,7 @@ usage:
 		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
 		"       pn-e2e-test demote <cgroup_dir> <pages>\n"
 		"       pn-e2e-test reclaim <cgroup_dir> <node> <pages>\n"
+		"       pn-e2e-test damon <node> <pages> <pageout|migrate_cold> <target_nid>\n"
 		"       pn-e2e-test mlock <node> <pages>\n"
 		"       pn-e2e-test hugetlb <node>\n");
 	return 2;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -539,6 +540,36 @@ static void test_mem_available_and_refresh(void **state)
 	assert_int_equal(pn_stat_refresh(), -ENOENT);
 }
 
+/* A kernel that reports PrivateFree leaves it out of MemAvailable: the
+ * figure comes back with it counted in, as on kernels without the line. */
+static void test_mem_available_private_free(void **state)
+{
+	char dir[] = "/tmp/pn-test-XXXXXX", p[256];
+	static const char mi[] = "MemTotal:        900000 kB\nMemFree:         500000 kB\n"
+				 "MemAvailable:    600000 kB\nPrivateTotal:    524288 kB\n"
+				 "PrivateFree:     400000 kB\n";
+	uint64_t b = 0;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	assert_int_equal(mkdir(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/proc/meminfo", dir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	assert_int_equal(fputs(mi, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+	pn_sysroot_set(dir);
+	assert_int_equal(pn_mem_available(&b), 0);
+	assert_int_equal(b, KB(600000 + 400000));
+	pn_sysroot_set(NULL);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	rmdir(p);
+	rmdir(dir);
+}
+
 /* ---- pn_file: kept open, re-read with pread ---- */
 
 static void test_pn_file_reread(void **state)
@@ -733,6 +764,7 @@ int main(void)
 		cmocka_unit_test(test_nodemem_3node),
 		cmocka_unit_test(test_nodemem_bad),
 		cmocka_unit_test(test_mem_available_and_refresh),
+		cmocka_unit_test(test_mem_available_private_free),
 		cmocka_unit_test(test_pn_file_reread),
 		cmocka_unit_test(test_cfile_layouts),
 		cmocka_unit_test(test_tlines_prefix),
