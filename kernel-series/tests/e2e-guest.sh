@@ -161,7 +161,9 @@ avail=$(gm MemAvailable)
 ratio=$(cat /proc/sys/vm/dirty_ratio)
 thr_kb=$(($(vm nr_dirty_threshold) * 4))
 bound_kb=$(((free_mem + file_kb) * ratio / 100 + 4))
-minsum=$(awk -v n=0 '$1 == "Node" { z = ($2 == n",") } z && $1 == "min" { s += $2 } END { print s + 0 }' /proc/zoneinfo)
+# node 0's lowmem zones with memory (an empty or movable zone has a min of its own)
+minsum=$(awk '$1 == "Node" { z = ($2 == "0," && $4 != "Movable") }
+	z && $1 == "min" { mn = $2 } z && $1 == "managed" && $2 > 0 { s += mn } END { print s + 0 }' /proc/zoneinfo)
 wmin=$(($(cat /proc/sys/vm/min_free_kbytes) / 4))
 info "meminfo: MemTotal $(gm MemTotal) PrivateTotal $(gm PrivateTotal) MemFree $(gm MemFree) PrivateFree $(gm PrivateFree) MemAvailable $avail kB; nodes: all $tot_all, device $tot_dev, free on memory nodes $free_mem kB; dirty threshold $thr_kb kB (bound without the devices $bound_kb); node0 min watermarks $minsum pages of min_free_kbytes/4 = $wmin"
 if [ "$MODE" = private ]; then

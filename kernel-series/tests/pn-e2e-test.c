@@ -56,7 +56,7 @@
  *   damon <node> <pages> <pageout|migrate_cold> <target_nid>
  *       mbind(MPOL_BIND, node), touch <pages>, run one DAMON (sysfs, paddr)
  *       scheme with that action over the physical range of the pages for
- *       3 s; prints DAMON's sz_applied and where the pages are then.
+ *       5 s; prints DAMON's sz_applied and where the pages are then.
  *   reclaim <cgroup_dir> <node> <pages>
  *       join cgroup_dir, mbind(MPOL_BIND, node), touch <pages>, ask for
  *       their reclaim through memory.reclaim; prints how many left the
@@ -250,10 +250,15 @@ static void snapshot_used(long *used)
 		used[n] = node_exists(n) ? node_kb(n, "MemUsed") : -1;
 }
 
-/* MemAvailable minus what CPU-less (device) nodes have free. */
+/* MemAvailable minus what CPU-less (device) nodes have free.  Kernels that
+ * report PrivateFree leave it out of MemAvailable already: add it back. */
 static long dram_available_kb(void)
 {
 	long avail = meminfo_kb("/proc/meminfo", "MemAvailable");
+	long pfree = meminfo_kb("/proc/meminfo", "PrivateFree");
+
+	if (pfree > 0)
+		avail += pfree;
 
 	for (int n = 0; n < MAX_NODES; n++)
 		if (node_exists(n) && !node_has_cpu(n))
@@ -714,14 +719,6 @@ static int damon_run(const char *action, const char *target, unsigned long long 
 		{ DAMON_CTX "/schemes/0/access_pattern/nr_accesses/max", "4294967295" },
 		{ DAMON_CTX "/schemes/0/access_pattern/age/max", "4294967295" },
 		{ DAMON_CTX "/schemes/0/target_nid", target },
-		/*
-		 * pageout adds a filter that skips young folios unless the
-		 * scheme has one: one that skips the non-young instead keeps
-		 * the pages just touched in (DAMON's own sampling ages a few)
-		 */
-		{ DAMON_CTX "/schemes/0/filters/nr_filters", "1" },
-		{ DAMON_CTX "/schemes/0/filters/0/type", "young" },
-		{ DAMON_CTX "/schemes/0/filters/0/matching", "N" },
 		{ DAMON_DIR "/0/state", "on" },
 	};
 	int err = 0;
@@ -734,7 +731,8 @@ static int damon_run(const char *action, const char *target, unsigned long long 
 		if ((err = write_file(w[i][0], w[i][1])))
 			fprintf(stderr, "%s <- %s: %s\n", w[i][0], w[i][1], strerror(err));
 	if (!err) {
-		sleep(3);
+		/* pageout skips young folios: DAMON's sampling ages them */
+		sleep(5);
 		write_file(DAMON_DIR "/0/state", "update_schemes_stats");
 		f = fopen(DAMON_CTX "/schemes/0/stats/sz_applied", "r");
 		if (f && fscanf(f, "%31s", applied) != 1)
