@@ -167,8 +167,9 @@ minsum=$(awk '$1 == "Node" { z = ($2 == "0," && $4 != "Movable") }
 wmin=$(($(cat /proc/sys/vm/min_free_kbytes) / 4))
 info "meminfo: MemTotal $(gm MemTotal) PrivateTotal $(gm PrivateTotal) MemFree $(gm MemFree) PrivateFree $(gm PrivateFree) MemAvailable $avail kB; nodes: all $tot_all, device $tot_dev, free on memory nodes $free_mem kB; dirty threshold $thr_kb kB (bound without the devices $bound_kb); node0 min watermarks $minsum pages of min_free_kbytes/4 = $wmin"
 if [ "$MODE" = private ]; then
-	check "[ '$(gm PrivateTotal)' = $tot_dev ]" "/proc/meminfo PrivateTotal = the device nodes' MemTotal ($tot_dev kB)" "PrivateTotal $(gm PrivateTotal)"
-	check "[ $(($(gm MemTotal) + $(gm PrivateTotal))) = $tot_all ]" "MemTotal + PrivateTotal = every node's MemTotal ($tot_all kB)" "MemTotal $(gm MemTotal)"
+	ptot=$(gm PrivateTotal)
+	check "[ '$ptot' = $tot_dev ]" "/proc/meminfo PrivateTotal = the device nodes' MemTotal ($tot_dev kB)" "PrivateTotal ${ptot:-absent}"
+	check "[ $(($(gm MemTotal) + ${ptot:-0})) = $tot_all ]" "MemTotal + PrivateTotal = every node's MemTotal ($tot_all kB)" "MemTotal $(gm MemTotal), PrivateTotal ${ptot:-absent}"
 	check "[ $avail -le $((free_mem + file_kb + $(gm KReclaimable))) ]" "MemAvailable ($avail kB) counts no private memory (<= free + file + reclaimable of the memory nodes)" "free $free_mem file $file_kb"
 	check "[ $thr_kb -le $bound_kb ]" "global dirty threshold ($thr_kb kB) computed without the device nodes (<= $bound_kb kB)" "ratio $ratio"
 	# rounding: one page per zone
