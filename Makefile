@@ -14,6 +14,7 @@
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
 #   make lint-patches    checkpatch the kernel series
+#   make selftests       the kernel's mm selftests on stock/patched/private kernels (QEMU, hours)
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -209,6 +210,8 @@ kernels:
 	$(MAKE) -C kernel-series kernels
 lint-patches:
 	$(MAKE) -C kernel-series lint-patches
+selftests:
+	$(MAKE) -C kernel-series selftests
 
 install: $(O)/pnbench
 	install -D -m 0755 $(O)/pnbench $(DESTDIR)$(PREFIX)/bin/pnbench
@@ -218,4 +221,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches install clean
+.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches selftests install clean
