@@ -15,6 +15,7 @@
 #   make kernels         build stock and patched reference kernels (cached)
 #   make lint-patches    checkpatch the kernel series
 #   make check-bisect    every prefix of the kernel series builds and links (cached; long)
+#   make selftests       the kernel's mm selftests on stock/patched/private kernels (QEMU guests, about 30 min)
 
 .DELETE_ON_ERROR:
 .SUFFIXES:
@@ -212,6 +213,8 @@ lint-patches:
 	$(MAKE) -C kernel-series lint-patches
 check-bisect:
 	$(MAKE) -C kernel-series check-bisect
+selftests:
+	$(MAKE) -C kernel-series selftests
 
 install: $(O)/pnbench
 	install -D -m 0755 $(O)/pnbench $(DESTDIR)$(PREFIX)/bin/pnbench
@@ -221,4 +224,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches check-bisect install clean
+.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches check-bisect selftests install clean

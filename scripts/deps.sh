@@ -2,7 +2,9 @@
 # Install what pnbench needs.  As root: apt-get installs the Debian packages;
 # otherwise the exact command is printed (linux-perf is for the perf
 # collector's side-by-side benchmark, make perf-bench; ansible-core, postgresql,
-# python3-psycopg2 and openssh-* for fleet/ and its test).  `deps.sh --list`
+# python3-psycopg2 and openssh-* for fleet/ and its test; libcap-dev,
+# liburing-dev, bash-static, procps and psmisc for the static mm selftests
+# and their guest, make selftests).  `deps.sh --list`
 # prints the packages, one a line (fleet/ installs the same list on its hosts).
 # Then libperf is built from the linux-source-6.12 tree (Debian does not
 # package it) into the cache:
@@ -18,6 +20,7 @@ PKGS=(
 	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf
 	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils
 	flex bison libelf-dev bc
+	libcap-dev liburing-dev bash-static procps psmisc
 	ansible-core postgresql python3-psycopg2 openssh-server openssh-client iproute2
 )
 if [ "${1:-}" = --list ]; then

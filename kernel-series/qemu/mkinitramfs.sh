@@ -30,6 +30,9 @@ for t in cpio gzip ldd; do command -v "$t" >/dev/null || pn_die "'$t' not found"
 
 root=$(mktemp -d /tmp/pnbench-initramfs.XXXXXX)
 trap 'rm -rf "$root"' EXIT
+# mktemp made it 0700 and cpio keeps that for the guest's /: unprivileged
+# guest processes (mm selftests' on-fault-limit) must reach the tree
+chmod 0755 "$root"
 mkdir -p "$root"/{bin,sbin,usr/bin,usr/sbin,usr/local/bin,lib64,lib/x86_64-linux-gnu,etc,guest,proc,sys,dev,tmp,run,root}
 cp "$busybox" "$root/bin/busybox"
 install -m 0755 "$here/init" "$root/init"
