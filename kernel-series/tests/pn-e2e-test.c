@@ -129,6 +129,45 @@ static void touch(char *p, size_t bytes)
 		p[off] = 1;
 }
 
+/*
+ * map_anon() + mbind(mode, {node}); on refusal prints
+ * "R <cmd> node=<node> ok=0 errno=<e> (<msg>)" and returns NULL.
+ */
+static char *map_bound(const char *cmd, int node, int mode, size_t bytes)
+{
+	unsigned long mask = 1UL << node;
+	char *p = map_anon(bytes);
+
+	if (sys_mbind(p, bytes, mode, &mask, MAX_NODES + 1)) {
+		printf("R %s node=%d ok=0 errno=%d (%s)\n", cmd, node, errno,
+		       strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/* Write val to path: 0 or the errno of open()/write(). */
+static int write_file(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY), err = 0;
+
+	if (fd < 0 || write(fd, val, strlen(val)) < 0)
+		err = errno;
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* Ask <cgroup_dir>/memory.reclaim for bytes: 0 or errno. */
+static int cg_reclaim(const char *dir, size_t bytes)
+{
+	char path[512], req[32];
+
+	snprintf(path, sizeof(path), "%s/memory.reclaim", dir);
+	snprintf(req, sizeof(req), "%zu", bytes);
+	return write_file(path, req);
+}
+
 /* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
 static void placement(char *p, size_t bytes, long *counts)
 {
@@ -360,7 +399,6 @@ static int cmd_storm(int argc, char **argv)
 static int cmd_prefer_big(int argc, char **argv)
 {
 	long counts[MAX_NODES + 1];
-	unsigned long mask;
 	size_t bytes;
 	int node;
 	char *p;
@@ -369,13 +407,9 @@ static int cmd_prefer_big(int argc, char **argv)
 		return 2;
 	node = atoi(argv[2]);
 	bytes = strtoul(argv[3], NULL, 0) << 20;
-	mask = 1UL << node;
-	p = map_anon(bytes);
-	if (sys_mbind(p, bytes, MPOL_PREFERRED, &mask, MAX_NODES + 1)) {
-		printf("R prefer-big node=%d ok=0 errno=%d (%s)\n", node, errno,
-		       strerror(errno));
+	p = map_bound("prefer-big", node, MPOL_PREFERRED, bytes);
+	if (!p)
 		return 3;
-	}
 	touch(p, bytes);
 	placement(p, bytes, counts);
 	printf("R prefer-big node=%d ok=1 pages=%zu on_node=%ld elsewhere=%ld\n",
@@ -548,7 +582,6 @@ static long sum_node_field(const char *path, const char *prefix, int node)
 static int cmd_report(int argc, char **argv)
 {
 	char path[512];
-	unsigned long mask;
 	long mapped, anon = -3;
 	size_t bytes;
 	int node;
@@ -560,13 +593,9 @@ static int cmd_report(int argc, char **argv)
 	bytes = strtoul(argv[3], NULL, 0) * PAGE;
 	if (argc == 5)
 		join_cgroup(argv[4]);
-	mask = 1UL << node;
-	p = map_anon(bytes);
-	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
-		printf("R report node=%d ok=0 errno=%d (%s)\n", node, errno,
-		       strerror(errno));
+	p = map_bound("report", node, MPOL_BIND, bytes);
+	if (!p)
 		return 3;
-	}
 	touch(p, bytes);
 	snprintf(path, sizeof(path), "%lx ", (unsigned long)p);
 	mapped = sum_node_field("/proc/self/numa_maps", path, node);
@@ -593,9 +622,8 @@ static void join_cgroup(const char *dir)
 static int cmd_demote(int argc, char **argv)
 {
 	long counts[MAX_NODES + 1];
-	char path[512], req[32];
 	size_t bytes;
-	int fd, err = 0;
+	int err;
 	long on_dram0;
 	char *p;
 
@@ -607,13 +635,7 @@ static int cmd_demote(int argc, char **argv)
 	touch(p, bytes);
 	placement(p, bytes, counts);
 	on_dram0 = counts[0];
-	snprintf(path, sizeof(path), "%s/memory.reclaim", argv[2]);
-	snprintf(req, sizeof(req), "%zu", bytes);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, req, strlen(req)) < 0)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
+	err = cg_reclaim(argv[2], bytes);
 	placement(p, bytes, counts);
 	printf("R demote pages=%zu node0_before=%ld node0_after=%ld demoted=%ld reclaim_errno=%d\n",
 	       bytes / PAGE, on_dram0, counts[0], on_dram0 - counts[0], err);
@@ -624,11 +646,9 @@ static int cmd_demote(int argc, char **argv)
 static int cmd_reclaim(int argc, char **argv)
 {
 	long counts[MAX_NODES + 1];
-	char path[512], req[32];
-	unsigned long mask;
 	long before;
 	size_t bytes;
-	int fd, node, err = 0;
+	int node, err;
 	char *p;
 
 	if (argc != 5)
@@ -636,23 +656,13 @@ static int cmd_reclaim(int argc, char **argv)
 	join_cgroup(argv[2]);
 	node = atoi(argv[3]);
 	bytes = strtoul(argv[4], NULL, 0) * PAGE;
-	mask = 1UL << node;
-	p = map_anon(bytes);
-	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
-		printf("R reclaim node=%d ok=0 errno=%d (%s)\n", node, errno,
-		       strerror(errno));
+	p = map_bound("reclaim", node, MPOL_BIND, bytes);
+	if (!p)
 		return 3;
-	}
 	touch(p, bytes);
 	placement(p, bytes, counts);
 	before = counts[node];
-	snprintf(path, sizeof(path), "%s/memory.reclaim", argv[2]);
-	snprintf(req, sizeof(req), "%zu", bytes);
-	fd = open(path, O_WRONLY);
-	if (fd < 0 || write(fd, req, strlen(req)) < 0)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
+	err = cg_reclaim(argv[2], bytes);
 	placement(p, bytes, counts);
 	printf("R reclaim node=%d ok=1 pages=%zu on_node_before=%ld on_node_after=%ld "
 	       "reclaimed=%ld reclaim_errno=%d\n",
@@ -663,17 +673,6 @@ static int cmd_reclaim(int argc, char **argv)
 
 #define DAMON_DIR "/sys/kernel/mm/damon/admin/kdamonds"
 #define DAMON_CTX DAMON_DIR "/0/contexts/0"
-
-static int write_file(const char *path, const char *val)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-
-	if (fd < 0 || write(fd, val, strlen(val)) < 0)
-		err = errno;
-	if (fd >= 0)
-		close(fd);
-	return err;
-}
 
 /* Physical byte range [lo, hi) spanning the pages of [p, p+bytes). */
 static int phys_span(char *p, size_t bytes, unsigned long long *lo, unsigned long long *hi)
@@ -749,7 +748,6 @@ static int cmd_damon(int argc, char **argv)
 {
 	long counts[MAX_NODES + 1];
 	unsigned long long lo, hi;
-	unsigned long mask;
 	char applied[32];
 	size_t bytes;
 	int node, err;
@@ -759,12 +757,9 @@ static int cmd_damon(int argc, char **argv)
 		return 2;
 	node = atoi(argv[2]);
 	bytes = strtoul(argv[3], NULL, 0) * PAGE;
-	mask = 1UL << node;
-	p = map_anon(bytes);
-	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
-		printf("R damon node=%d ok=0 errno=%d (%s)\n", node, errno, strerror(errno));
+	p = map_bound("damon", node, MPOL_BIND, bytes);
+	if (!p)
 		return 3;
-	}
 	touch(p, bytes);
 	err = phys_span(p, bytes, &lo, &hi);
 	if (!err)
@@ -779,7 +774,6 @@ static int cmd_damon(int argc, char **argv)
 static int cmd_mlock(int argc, char **argv)
 {
 	long before, locked, after;
-	unsigned long mask;
 	size_t bytes;
 	int node;
 	char *p;
@@ -788,13 +782,9 @@ static int cmd_mlock(int argc, char **argv)
 		return 2;
 	node = atoi(argv[2]);
 	bytes = strtoul(argv[3], NULL, 0) * PAGE;
-	mask = 1UL << node;
-	p = map_anon(bytes);
-	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
-		printf("R mlock node=%d ok=0 errno=%d (%s)\n", node, errno,
-		       strerror(errno));
+	p = map_bound("mlock", node, MPOL_BIND, bytes);
+	if (!p)
 		return 3;
-	}
 	before = node_kb(node, "Mlocked");
 	if (mlock(p, bytes))
 		die("mlock");
