@@ -106,13 +106,112 @@ static void collect_checks(const struct run *r, cJSON *out)
 
 __attribute__((format(printf, 2, 3))) static void reason(cJSON *reasons, const char *fmt, ...)
 {
-	char buf[256];
+	char buf[768];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cJSON_AddItemToArray(reasons, cJSON_CreateString(buf));
+}
+
+/* The phase where node n held the most general pages by the counters. */
+struct worst {
+	const cJSON *pt, *it, *ph, *gp; /* gp: that phase's nodes.<n>.general_pages */
+	double total;
+};
+
+static void find_worst(const struct run *r, int n, struct worst *w)
+{
+	const cJSON *pt, *it, *ph, *gp;
+	char key[16];
+
+	memset(w, 0, sizeof(*w));
+	snprintf(key, sizeof(key), "%d", n);
+	cJSON_ArrayForEach (pt, r->points_json)
+		cJSON_ArrayForEach (it, cJSON_GetObjectItem(pt, "iterations"))
+			cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases")) {
+				gp = cJSON_GetObjectItem(
+					cJSON_GetObjectItem(cJSON_GetObjectItem(ph, "nodes"), key),
+					"general_pages");
+				if (!cJSON_IsNumber(cJSON_GetObjectItem(gp, "total")) ||
+				    cJSON_GetObjectItem(gp, "total")->valuedouble <= w->total)
+					continue;
+				*w = (struct worst){
+					pt, it, ph, gp,
+					cJSON_GetObjectItem(gp, "total")->valuedouble
+				};
+			}
+}
+
+/* The pressure kinds any workload of the phase had active ("active" metrics). */
+static cJSON *active_pressure(const cJSON *ph)
+{
+	cJSON *out = cJSON_CreateArray();
+	const cJSON *wl, *m;
+
+	cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads"))
+		cJSON_ArrayForEach (m, cJSON_GetObjectItem(wl, "metrics")) {
+			const char *kind = str_of(cJSON_GetObjectItem(m, "labels"), "kind");
+			const cJSON *x;
+			bool seen = false;
+
+			if (strcmp(str_of(m, "name"), "active") || !*kind ||
+			    !cJSON_IsNumber(cJSON_GetObjectItem(m, "value")) ||
+			    cJSON_GetObjectItem(m, "value")->valuedouble <= 0)
+				continue;
+			cJSON_ArrayForEach (x, out)
+				seen = seen || !strcmp(x->valuestring, kind);
+			if (!seen)
+				cJSON_AddItemToArray(out, cJSON_CreateString(kind));
+		}
+	return out;
+}
+
+/*
+ * Where node n's worst general pages were: node object "worst" (point,
+ * iteration, phase, pages by kind, the cgroup attribution, the pressure
+ * kinds active) and a text for the reason ("" when there is none).
+ */
+static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size_t len)
+{
+	static const char *const kinds[] = { "anon",	    "file",    "slab", "kernel_stack",
+					     "page_tables", "hugetlb", "other" };
+	cJSON *wj, *kj, *act, *x;
+	struct worst w;
+	size_t off;
+
+	txt[0] = '\0';
+	find_worst(r, n, &w);
+	if (!w.ph)
+		return;
+	wj = cJSON_AddObjectToObject(o, "worst");
+	cJSON_AddNumberToObject(wj, "point", cJSON_GetObjectItem(w.pt, "index")->valuedouble);
+	cJSON_AddNumberToObject(wj, "iteration", cJSON_GetObjectItem(w.it, "index")->valuedouble);
+	cJSON_AddStringToObject(wj, "phase", str_of(w.ph, "name"));
+	cJSON_AddNumberToObject(wj, "general_pages", w.total);
+	cJSON_AddStringToObject(wj, "moment", str_of(w.gp, "moment"));
+	kj = cJSON_AddObjectToObject(wj, "kinds");
+	off = (size_t)snprintf(txt, len, "; worst in phase \"%s\" (point %d, iteration %d):",
+			       str_of(w.ph, "name"), cJSON_GetObjectItem(w.pt, "index")->valueint,
+			       cJSON_GetObjectItem(w.it, "index")->valueint);
+	for (size_t k = 0; k < PN_ARRAY_SIZE(kinds); k++) {
+		const cJSON *v = cJSON_GetObjectItem(w.gp, kinds[k]);
+
+		if (!cJSON_IsNumber(v) || v->valuedouble <= 0)
+			continue;
+		cJSON_AddNumberToObject(kj, kinds[k], v->valuedouble);
+		if (off < len)
+			off += (size_t)snprintf(txt + off, len - off, " %s %.0f", kinds[k],
+						v->valuedouble);
+	}
+	act = active_pressure(w.ph);
+	cJSON_AddItemToObject(wj, "pressure_active", act);
+	if (cJSON_GetArraySize(act) && off < len)
+		off += (size_t)snprintf(txt + off, len - off, "; pressure active:");
+	cJSON_ArrayForEach (x, act)
+		if (off < len)
+			off += (size_t)snprintf(txt + off, len - off, " %s", x->valuestring);
 }
 
 /* One private node: pass unless counters or events exceed the threshold. */
@@ -122,7 +221,7 @@ static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons,
 	int64_t thr = r->c0->max_general_pages, cnt = r->worst_general[n], ev = r->worst_events[n];
 	bool pass = true;
 	cJSON *o, *src;
-	char key[16];
+	char key[16], where[400];
 
 	if (cnt < 0 && ev < 0)
 		return true;
@@ -136,14 +235,17 @@ static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons,
 		cJSON_AddNumberToObject(src, "events", (double)ev);
 	else
 		cJSON_AddNullToObject(src, "events");
+	where[0] = '\0';
+	if (cnt > 0)
+		describe_worst(r, n, o, where, sizeof(where));
 	if (thr < 0) {
 		/* -1: report the figures, judge nothing */
 	} else if (cnt > thr) {
 		pass = false;
 		reason(reasons,
 		       "general allocations on private node %d: %lld pages by the counters "
-		       "(threshold %lld)",
-		       n, (long long)cnt, (long long)thr);
+		       "(threshold %lld)%s",
+		       n, (long long)cnt, (long long)thr, where);
 	}
 	if (thr >= 0 && ev > thr) {
 		pass = false;

@@ -175,6 +175,25 @@ static int plan_nodes(struct pn_wl *w, struct exhaust_priv *p)
 	return 0;
 }
 
+/*
+ * A strict bind beyond its nodes' capacity must end inside its own cgroup:
+ * without a memory.max from the config, its leaf gets the request plus
+ * 64 MiB (page tables, the records) so that whatever the kernel does with
+ * the excess, the workload can never take more than it asked for.  The
+ * config's memory.max, when given, wins (the runner applies it after).
+ */
+static void bound_strict_bind(struct pn_wl *w, const struct exhaust_priv *p)
+{
+	if (p->policy != POL_BIND || p->size_bytes <= p->capacity_bytes || w->memory_max)
+		return;
+	w->memory_max = p->size_bytes + (64ULL << 20);
+	pn_info("workload exhaust: strict bind of %llu MiB beyond the %llu MiB of nodes %s: "
+		"its cgroup gets memory.max %llu MiB",
+		(unsigned long long)(p->size_bytes >> 20),
+		(unsigned long long)(p->capacity_bytes >> 20), p->nodes_str,
+		(unsigned long long)(w->memory_max >> 20));
+}
+
 static int exhaust_setup(struct pn_wl *w)
 {
 	struct exhaust_priv *p;
@@ -215,6 +234,7 @@ static int exhaust_setup(struct pn_wl *w)
 	if (ret)
 		return ret;
 	w->mem_bytes = p->size_bytes;
+	bound_strict_bind(w, p);
 	p->nchunks = (size_t)(p->size_bytes / p->chunk_bytes);
 	p->addr = pn_xcalloc(p->nchunks, sizeof(*p->addr));
 	/* Shared with the child: its records survive its death. */

@@ -25,6 +25,7 @@
 #include <numa.h>
 #include <numaif.h>
 
+#include "faultin.h"
 #include "placement.h"
 #include "topology.h"
 #include "workload.h"
@@ -48,7 +49,12 @@ static const struct pn_opt explicit_opts[] = {
 	  NULL, 4096, 1125899906842624.0 },
 	{ "nodes", PN_OPT_NODES, "private", "nodes the policy names", NULL, 0, 0 },
 	{ "policy", PN_OPT_ENUM, "bind", "memory policy given with mbind(2)", policy_names, 0, 0 },
-	{ "touch", PN_OPT_BOOL, "true", "write one byte per page to fault it in", NULL, 0, 0 },
+	{ "touch", PN_OPT_BOOL, "true", "fault every page in (false: map and bind only)", NULL, 0,
+	  0 },
+	{ "fault", PN_OPT_ENUM, "populate",
+	  "how pages are faulted in: populate (MADV_POPULATE_WRITE, the kernel's floor; writes "
+	  "where the kernel lacks it) or write (one write per page: the page-fault path)",
+	  pn_fault_names, 0, 0 },
 	{ "verify", PN_OPT_BOOL, "true", "check where every page lives (move_pages)", NULL, 0, 0 },
 	{ "max_mem_share", PN_OPT_DOUBLE, "0.5",
 	  "refuse sizes above this share of MemAvailable, in [0.01, 0.9]", NULL, 0.01, 0.9 },
@@ -57,9 +63,9 @@ static const struct pn_opt explicit_opts[] = {
 
 static const struct pn_metric_decl explicit_metrics[] = {
 	{ "alloc_fault_throughput", PN_UNIT_BYTES_PER_SEC, PN_BETTER_HIGHER, PN_AGG_MEDIAN,
-	  "bytes mapped, bound and faulted in per second (mmap + mbind + touch)" },
+	  "bytes mapped, bound and faulted in per second (mmap + mbind + fault-in)" },
 	{ "chunk_latency_p50_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN,
-	  "median time to map, bind and touch one chunk" },
+	  "median time to map, bind and fault in one chunk" },
 	{ "chunk_latency_p99_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN, NULL },
 	{ "chunk_latency_max_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN, NULL },
 	{ "pages_total", PN_UNIT_PAGES, PN_BETTER_NONE, PN_AGG_LAST, "pages requested" },
@@ -75,6 +81,7 @@ struct explicit_priv {
 	char nodes_str[256];
 	enum policy policy;
 	bool touch, verify;
+	enum pn_fault_mode fault;
 	size_t nchunks, nmapped;
 	void **addr; /* nchunks mappings, NULL when not mapped */
 	size_t *len;
@@ -154,6 +161,8 @@ static int explicit_setup(struct pn_wl *w)
 	p->size_bytes = pn_param_size(&w->params, "size");
 	p->chunk_bytes = pn_param_size(&w->params, "chunk");
 	p->touch = pn_param_bool(&w->params, "touch");
+	p->fault = strcmp(pn_param_str(&w->params, "fault"), "write") ? PN_FAULT_POPULATE
+								      : PN_FAULT_WRITE;
 	p->verify = pn_param_bool(&w->params, "verify");
 	snprintf(p->nodes_str, sizeof(p->nodes_str), "%s", pn_param_str(&w->params, "nodes"));
 
@@ -272,10 +281,14 @@ static int map_chunk(struct pn_wl *w, struct explicit_priv *p, size_t i)
 	p->len[i] = len;
 	p->nmapped++;
 	if (p->touch) {
-		volatile char *c = a;
+		int err = pn_fault_in(a, len, p->page_bytes, &p->fault);
 
-		for (size_t o = 0; o < len; o += p->page_bytes)
-			c[o] = 1;
+		if (err)
+			return pn_error(err,
+					"workload explicit: fault-in of chunk %zu (%s, policy %s, "
+					"nodes %s): %s",
+					i, pn_fault_desc(p->fault), policy_names[p->policy],
+					p->nodes_str, strerror(-err));
 	}
 	return 0;
 }
@@ -360,7 +373,9 @@ static int explicit_run(struct pn_wl *w)
 			    p->policy == POL_PREFERRED || p->policy == POL_PREFERRED_MANY
 				    ? " (preferred falls back when the node is full)"
 				    : "");
-	if (!p->touch)
+	if (p->touch)
+		pn_res_note(r, "fault-in: %s", pn_fault_desc(p->fault));
+	else
 		pn_res_note(r,
 			    "touch=false: %llu page(s) were never faulted in, placement "
 			    "unverified",

@@ -26,6 +26,7 @@
 #include <numa.h>
 #include <numaif.h>
 
+#include "faultin.h"
 #include "mpol.h"
 #include "placement.h"
 #include "topology.h"
@@ -49,6 +50,10 @@ static const struct pn_opt interleave_opts[] = {
 	{ "thp", PN_OPT_BOOL, "false",
 	  "false: MADV_NOHUGEPAGE, exact per-page map; true: MADV_HUGEPAGE, map per folio", NULL, 0,
 	  0 },
+	{ "fault", PN_OPT_ENUM, "populate",
+	  "how pages are faulted in: populate (MADV_POPULATE_WRITE per run of pages bound for "
+	  "one node; writes where the kernel lacks it) or write (one write per page)",
+	  pn_fault_names, 0, 0 },
 	{ "max_mem_share", PN_OPT_DOUBLE, "0.5",
 	  "refuse sizes above this share of MemAvailable, in [0.01, 0.9]", NULL, 0.01, 0.9 },
 	{ NULL },
@@ -56,7 +61,7 @@ static const struct pn_opt interleave_opts[] = {
 
 static const struct pn_metric_decl interleave_metrics[] = {
 	{ "fault_throughput", PN_UNIT_BYTES_PER_SEC, PN_BETTER_HIGHER, PN_AGG_MEDIAN,
-	  "bytes faulted in per second (touch only; label node: the runs sent to that node)" },
+	  "bytes faulted in per second (fault-in only; label node: the runs sent to that node)" },
 	{ "pages_total", PN_UNIT_PAGES, PN_BETTER_NONE, PN_AGG_LAST, "pages faulted in" },
 	{ "pages_on_node", PN_UNIT_PAGES, PN_BETTER_NONE, PN_AGG_LAST,
 	  "pages move_pages found on each node (label node)" },
@@ -81,6 +86,7 @@ struct interleave_priv {
 	struct pn_nodeset nodes;
 	char nodes_str[256];
 	bool weighted, thp, set_weights;
+	enum pn_fault_mode fault;
 	unsigned int weights[PN_MAX_NODES];  /* asked for, by node id */
 	unsigned int in_force[PN_MAX_NODES]; /* read back in run() */
 	unsigned long mask[PN_MAX_NODES / (8 * sizeof(unsigned long))];
@@ -186,6 +192,8 @@ static int interleave_setup(struct pn_wl *w)
 	p->page_bytes = psz > 0 ? (size_t)psz : 4096;
 	p->size_bytes = pn_param_size(&w->params, "size");
 	p->thp = pn_param_bool(&w->params, "thp");
+	p->fault = strcmp(pn_param_str(&w->params, "fault"), "write") ? PN_FAULT_POPULATE
+								      : PN_FAULT_WRITE;
 	p->weighted = !strcmp(pn_param_str(&w->params, "policy"), "weighted_interleave");
 	snprintf(p->nodes_str, sizeof(p->nodes_str), "%s", pn_param_str(&w->params, "nodes"));
 	if (w->max_mem_share > 0.0 && w->max_mem_share < share)
@@ -264,35 +272,58 @@ static int map_region(struct interleave_priv *p)
 	return 0;
 }
 
-/* Touch every page, timing each run of pages the walk sends to one node. */
-static uint64_t touch_all(struct pn_wl *w, struct interleave_priv *p)
+/* Fault one run of pages the walk sends to node cur, timed for that node. */
+static int fault_run(struct interleave_priv *p, size_t first, size_t end, int cur)
+{
+	uint64_t t0 = pn_now_ns();
+	int err = pn_fault_in((char *)p->map + first * p->page_bytes, (end - first) * p->page_bytes,
+			      p->page_bytes, &p->fault);
+
+	p->touch_ns[cur] += pn_now_ns() - t0;
+	if (err)
+		return pn_error(err, "workload interleave: fault-in of pages %zu..%zu (%s): %s",
+				first, end - 1, pn_fault_desc(p->fault), strerror(-err));
+	return 0;
+}
+
+/*
+ * Fault every page in, one run of consecutive pages the walk sends to one
+ * node at a time, so that each node's fault-in time is its own.  *ns is the
+ * whole time; 0 with *ns = 0 when asked to stop.
+ */
+static int fault_all(struct pn_wl *w, struct interleave_priv *p, uint64_t *ns)
 {
 	unsigned int shift = 0, order = p->thp ? FOLIO_ORDER : 0;
-	uint64_t base = (uintptr_t)p->map, t0 = pn_now_ns(), start = t0;
-	volatile char *c = p->map;
-	int cur = -1;
+	uint64_t base = (uintptr_t)p->map, start = pn_now_ns();
+	size_t first = 0;
+	int cur = -1, ret;
 
+	*ns = 0;
 	while (((size_t)1 << shift) < p->page_bytes)
 		shift++;
 	for (size_t i = 0; i < p->npages; i++) {
 		uint64_t addr = base + ((uint64_t)i << shift);
 		int want = pn_ilmap_nid(&p->il, pn_ilx_anon(base, addr, order, shift));
 
-		if (want != cur) {
-			uint64_t t = pn_now_ns();
-
-			if (cur >= 0)
-				p->touch_ns[cur] += t - t0;
-			t0 = t;
-			cur = want;
-			if (pn_wl_should_stop(w))
-				return 0;
+		if (want == cur)
+			continue;
+		if (cur >= 0) {
+			ret = fault_run(p, first, i, cur);
+			if (ret)
+				return ret;
 		}
-		c[i * p->page_bytes] = 1;
+		first = i;
+		cur = want;
+		if (pn_wl_should_stop(w))
+			return 0;
 	}
-	if (cur >= 0)
-		p->touch_ns[cur] += pn_now_ns() - t0;
-	return pn_now_ns() - start;
+	if (cur >= 0) {
+		ret = fault_run(p, first, p->npages, cur);
+		if (ret)
+			return ret;
+	}
+	*ns = pn_now_ns() - start;
+	return 0;
 }
 
 static const struct pn_col map_cols[] = {
@@ -400,7 +431,11 @@ static int interleave_run(struct pn_wl *w)
 	ret = map_region(p);
 	if (ret)
 		return ret;
-	ns = touch_all(w, p);
+	ret = fault_all(w, p, &ns);
+	if (ret)
+		return ret;
+	pn_res_note(&w->res, "fault-in: %s, one call per run of pages bound for one node",
+		    pn_fault_desc(p->fault));
 	if (pn_should_stop())
 		return -EINTR;
 	p->status = pn_xcalloc(p->npages, sizeof(*p->status));

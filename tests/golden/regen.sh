@@ -16,7 +16,7 @@ cat >"$T/long.json" <<'CFG'
  "nodes": {"private": "auto", "dram": "auto"},
  "collectors": {"interval": "100ms", "enabled": ["vmstat", "nodestat"]},
  "phases": [{"name": "alloc", "workloads": [
-   {"workload": "explicit", "params": {"size": "32M", "chunk": "1M", "nodes": "dram"}}]}]}
+   {"workload": "explicit", "params": {"size": "32M", "chunk": "1M", "nodes": "dram", "fault": "write"}}]}]}
 CFG
 "$PN" run -q "$T/long.json" -o "$T/int" >/dev/null &
 pid=$!

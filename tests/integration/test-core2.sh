@@ -213,6 +213,22 @@ EOF
 		"rc=$rc general=$g" test $rc -eq 0 -a "${g%.*}" -gt 0
 fi
 
+# ---- the verdict says where the worst general pages were, and what pressure ----
+cat >"$T/where.json" <<'EOF'
+{"name": "where", "nodes": {"private": "0"}, "thresholds": {"general_pages": 0},
+ "phases": [{"name": "quiet", "workloads": []},
+            {"name": "squeeze", "workloads": [
+              {"workload": "pressure", "params": {"kinds": "anon", "anon_share": 0.01, "threads": 1, "duration": "1s"}}]}]}
+EOF
+"$PN" run "$T/where.json" -o "$T/where" >/dev/null 2>&1
+rc=$?
+vw='d["verdict"]["nodes"]["0"]["worst"]'
+w=$(json "$T/where/run.json" "$vw[\"phase\"] + \" \" + \",\".join($vw[\"pressure_active\"]) + \" \" + str(int($vw[\"kinds\"].get(\"anon\", 0)))")
+why=$(json "$T/where/run.json" 'd["verdict"]["reasons"][0]')
+read -r wph wact wanon <<<"$w"
+expect "a failed verdict names the phase of the worst general pages and the pressure active there: $why" \
+	"rc=$rc worst=$w" test $rc -eq 1 -a "${wph:-}" = squeeze -a "${wact:-}" = anon -a "${wanon:-0}" -gt 0
+
 # ---- a foreign process: its pages at exit, exactly ----
 if [ -x "$LEAK" ]; then
 	ex='d["points"][0]["iterations"][0]["phases"][0]["exec"]'

@@ -183,12 +183,46 @@ static void test_bind_ok(void **state)
 	wlt_fini(&c, false);
 }
 
+/* One setup on node 0 as if it held 8 MiB; returns the leaf's memory.max. */
+static uint64_t max_for(const char *json, uint64_t preset)
+{
+	struct pn_node_info *ni = (struct pn_node_info *)pn_topology_node(&topo, 0);
+	uint64_t saved = ni->mem_total_bytes, got;
+	struct wlt c;
+
+	ni->mem_total_bytes = 8u << 20;
+	ctx_init(&c, json);
+	c.w.memory_max = preset; /* what the config gave */
+	assert_int_equal(W->setup(&c.w), 0);
+	got = c.w.memory_max;
+	wlt_fini(&c, false);
+	ni->mem_total_bytes = saved;
+	return got;
+}
+
+/* A strict bind beyond capacity gets a bounded cgroup by itself (request +
+ * 64 MiB); the config's memory.max wins; other policies and a bind within
+ * capacity get none. */
+static void test_strict_bind_bounded(void **state)
+{
+	(void)state;
+	need_node0();
+	assert_int_equal(max_for("{\"nodes\":\"0\",\"size\":\"16M\",\"policy\":\"bind\"}", 0),
+			 (16u << 20) + (64u << 20));
+	assert_int_equal(
+		max_for("{\"nodes\":\"0\",\"size\":\"16M\",\"policy\":\"bind\"}", 32u << 20),
+		32u << 20);
+	assert_int_equal(max_for("{\"nodes\":\"0\",\"size\":\"16M\",\"policy\":\"preferred\"}", 0),
+			 0);
+	assert_int_equal(max_for("{\"nodes\":\"0\",\"size\":\"4M\",\"policy\":\"bind\"}", 0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_option_table),   cmocka_unit_test(test_auto_size_guarded),
 		cmocka_unit_test(test_curve_one_node), cmocka_unit_test(test_child_dies),
-		cmocka_unit_test(test_bind_ok),
+		cmocka_unit_test(test_bind_ok),	       cmocka_unit_test(test_strict_bind_bounded),
 	};
 	int ret;
 

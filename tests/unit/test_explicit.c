@@ -101,13 +101,10 @@ static void test_option_table(void **state)
 		const char *name, *def;
 		enum pn_opt_type type;
 	} want[] = {
-		{ "size", "64M", PN_OPT_SIZE },
-		{ "chunk", "2M", PN_OPT_SIZE },
-		{ "nodes", "private", PN_OPT_NODES },
-		{ "policy", "bind", PN_OPT_ENUM },
-		{ "touch", "true", PN_OPT_BOOL },
-		{ "verify", "true", PN_OPT_BOOL },
-		{ "max_mem_share", "0.5", PN_OPT_DOUBLE },
+		{ "size", "64M", PN_OPT_SIZE },	      { "chunk", "2M", PN_OPT_SIZE },
+		{ "nodes", "private", PN_OPT_NODES }, { "policy", "bind", PN_OPT_ENUM },
+		{ "touch", "true", PN_OPT_BOOL },     { "fault", "populate", PN_OPT_ENUM },
+		{ "verify", "true", PN_OPT_BOOL },    { "max_mem_share", "0.5", PN_OPT_DOUBLE },
 	};
 
 	(void)state;
@@ -176,7 +173,9 @@ static void test_bind_node(void **state)
 	assert_true(mval(r, "pages_total") == (double)pages);
 	assert_string_equal(munit(r, "alloc_fault_throughput"), "bytes/s");
 	assert_string_equal(munit(r, "chunk_latency_p99_ns"), "ns");
-	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r->root, "notes")), 0);
+	/* one note: how the pages were faulted in (this kernel has populate) */
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r->root, "notes")), 1);
+	assert_true(wlt_note_has(r, "fault-in: MADV_POPULATE_WRITE"));
 	/* The memory stays mapped after run() and teardown() frees it (a few
 	 * pages of slack: the allocator and the sanitizers move RSS too). */
 	assert_true(mapped - before >= (long)pages);
@@ -383,6 +382,28 @@ static void test_no_touch_is_unverified(void **state)
 	wlt_fini(&c, false);
 }
 
+/* fault=write: the page-fault path, the same placement, and it says so. */
+static void test_fault_write(void **state)
+{
+	struct wlt c;
+	int ids[1] = { 0 };
+	uint64_t pages = (4u << 20) / psz;
+	char json[160];
+
+	(void)state;
+	need_nodes(1, ids);
+	snprintf(json, sizeof(json),
+		 "{\"size\":\"4M\",\"chunk\":\"1M\",\"nodes\":\"%d\",\"fault\":\"write\"}", ids[0]);
+	ctx_init(&c, json, "0", "");
+	assert_int_equal(W->setup(&c.w), 0);
+	assert_int_equal(W->run(&c.w), 0);
+	assert_int_equal(c.w.res.placed_pages[ids[0]], pages);
+	assert_int_equal(c.w.res.unverified_pages, 0);
+	assert_true(wlt_note_has(&c.w.res, "fault-in: one write per page"));
+	assert_false(wlt_note_has(&c.w.res, "MADV_POPULATE_WRITE"));
+	wlt_fini(&c, false);
+}
+
 static void test_stop(void **state)
 {
 	struct wlt c;
@@ -426,6 +447,7 @@ int main(void)
 		cmocka_unit_test(test_bad_params),
 		cmocka_unit_test(test_suite_limit_bounds_share),
 		cmocka_unit_test(test_no_touch_is_unverified),
+		cmocka_unit_test(test_fault_write),
 		cmocka_unit_test(test_stop),
 	};
 	int ret;

@@ -279,7 +279,7 @@ static void need_node0(void)
 
 /* Real pages on node 0: the exact map (trivial with one node, but every
  * page is queried and compared), the census, the per-node table. */
-static void run_one(const char *policy, bool thp)
+static void run_one(const char *policy, bool thp, const char *fault)
 {
 	struct wlt c;
 	char json[256];
@@ -288,8 +288,8 @@ static void run_one(const char *policy, bool thp)
 	int nchecks;
 
 	snprintf(json, sizeof(json),
-		 "{\"size\":\"8M\",\"nodes\":\"0\",\"policy\":\"%s\",\"thp\":%s}", policy,
-		 thp ? "true" : "false");
+		 "{\"size\":\"8M\",\"nodes\":\"0\",\"policy\":\"%s\",\"thp\":%s,\"fault\":\"%s\"}",
+		 policy, thp ? "true" : "false", fault);
 	ctx_init(&c, json);
 	r = &c.w.res;
 	assert_int_equal(W->setup(&c.w), 0);
@@ -309,6 +309,9 @@ static void run_one(const char *policy, bool thp)
 	assert_true(all_checks_pass(r, &nchecks));
 	assert_int_equal(nchecks, 1);
 	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(r->root, "tables")), 1);
+	/* the note says which fault-in path was timed */
+	assert_true(wlt_note_has(r, strcmp(fault, "write") ? "fault-in: MADV_POPULATE_WRITE"
+							   : "fault-in: one write per page"));
 	wlt_fini(&c, false);
 }
 
@@ -316,8 +319,9 @@ static void test_run_interleave(void **state)
 {
 	(void)state;
 	need_node0();
-	run_one("interleave", false);
-	run_one("interleave", true);
+	run_one("interleave", false, "populate");
+	run_one("interleave", true, "populate");
+	run_one("interleave", false, "write");
 }
 
 static void test_run_weighted(void **state)
@@ -328,7 +332,7 @@ static void test_run_weighted(void **state)
 		print_message("SKIP: %s missing (kernel before 6.9)\n", PN_WIL_DIR);
 		skip();
 	}
-	run_one("weighted_interleave", false);
+	run_one("weighted_interleave", false, "populate");
 }
 
 /* Weights become knobs (auto mode held off first where it exists); wrong
