@@ -85,9 +85,14 @@ static void slot_init(struct phase *p, struct slot *s, const struct pn_config_wl
 		int rc;
 
 		s->setup_called = true;
+		pn_clear_error();
 		rc = cw->ops->setup(&s->w);
 		if (rc) {
-			snprintf(s->why, sizeof(s->why), "setup failed: %s", strerror(-rc));
+			/* the setup's own message names what failed */
+			if (*pn_last_error())
+				snprintf(s->why, sizeof(s->why), "setup failed: %s", pn_last_error());
+			else
+				snprintf(s->why, sizeof(s->why), "setup failed: %s", strerror(-rc));
 			return;
 		}
 	}

@@ -31,6 +31,10 @@ enum pn_log_level { PN_LOG_QUIET, PN_LOG_ERROR, PN_LOG_WARN, PN_LOG_INFO, PN_LOG
 extern enum pn_log_level pn_log_level;
 
 __attribute__((format(printf, 2, 3))) int pn_error(int err, const char *fmt, ...);
+/* The message of this thread's last pn_error() ("" after pn_clear_error()):
+ * a result's reason can say what failed, not only strerror. */
+const char *pn_last_error(void);
+void pn_clear_error(void);
 __attribute__((format(printf, 1, 2))) void pn_warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_debug(const char *fmt, ...);

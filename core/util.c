@@ -28,10 +28,25 @@ static void vlog(const char *tag, const char *fmt, va_list ap)
 	fprintf(stderr, "pnbench: %s%s\n", tag, msg);
 }
 
+static __thread char last_error[256];
+
+const char *pn_last_error(void)
+{
+	return last_error;
+}
+
+void pn_clear_error(void)
+{
+	last_error[0] = '\0';
+}
+
 int pn_error(int err, const char *fmt, ...)
 {
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
 	if (pn_log_level >= PN_LOG_ERROR) {
 		va_start(ap, fmt);
 		vlog("error: ", fmt, ap);

@@ -101,4 +101,13 @@ left=$(leftovers)
 expect "SIGINT mid-phase: exit 130, knob restored, no mount, loop device or image left ($left)" \
 	"rc=$rc left=$left nb=$(cat $nb 2>/dev/null) $(tail -n 3 "$T/q.err")" \
 	test $rc -eq 130 -a "$left" = 0 -a "$(cat $nb 2>/dev/null || echo none)" = "$nb0"
+# A workload whose setup fails says what failed in its result, not just errno.
+printf '%s\n' '{"name": "badimg", "nodes": {"private": "auto", "dram": "auto"},' \
+	' "phases": [{"name": "p", "workloads": [{"workload": "pressure", "params":' \
+	'  {"kinds": "pagecache", "image_dir": "'"$T"'/missing", "duration": "1s"}}]}]}' >"$T/bad.json"
+"$PN" run -q -o "$T/bad" "$T/bad.json" >/dev/null 2>&1
+rc=$?
+why=$(json "$T/bad/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["workloads"][0]["reason"]')
+expect "setup failure names its cause in the result: exit $rc, reason: $why" "rc=$rc why=$why" \
+	test $rc -eq 3 -a -n "$(echo "$why" | grep -F "image_dir $T/missing: cannot create an image file")"
 echo "1..$n"
