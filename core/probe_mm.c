@@ -148,6 +148,27 @@ static void *map_touched(size_t bytes, bool thp_ok)
 	return a;
 }
 
+/*
+ * Node n's mempolicy opt-in (a sysfs attribute in the kernel series v2,
+ * debugfs before it) held at val while a probe runs: *old gets what it was
+ * ("" when the kernel has no such file: stock).  optin_restore() puts it back.
+ */
+static void optin_hold(int n, const char *val, char *rel, size_t rlen, char *old, size_t olen)
+{
+	snprintf(rel, rlen, "/sys/devices/system/node/node%d/private/mempolicy", n);
+	if (!pn_exists(rel))
+		snprintf(rel, rlen, "/sys/kernel/debug/private_node/node%d/mempolicy", n);
+	old[0] = '\0';
+	if (pn_exists(rel) && pn_probe_swap_text(rel, val, old, olen))
+		old[0] = '\0';
+}
+
+static void optin_restore(const char *rel, const char *old)
+{
+	if (old[0])
+		pn_write_text(rel, old);
+}
+
 /* move_pages(2) of every page of [a, a+bytes) to node; returns pages moved there. */
 static long move_all(void *a, size_t bytes, int node)
 {
@@ -177,12 +198,17 @@ int pn_probe_move_pages(const struct pn_probe_env *env, const struct pn_probe_pa
 
 	pn_nodeset_for_each (n, &env->dev_nodes) {
 		void *a = map_touched(bytes, false);
+		char rel[96], old[8];
 		long moved;
 
 		if (!a)
 			return -errno;
 		pn_probe_hold_map(out, a, bytes);
+		/* after the user's opt-in a move there is an explicit request the
+		 * kernel serves; the probe asks as a program that was never let in */
+		optin_hold(n, "0", rel, sizeof(rel), old, sizeof(old));
 		moved = move_all(a, bytes, n);
+		optin_restore(rel, old);
 		if (moved < 0)
 			pn_probe_refused(out, (int)moved);
 		else
@@ -231,7 +257,12 @@ int pn_probe_migrate_pages(const struct pn_probe_env *env, const struct pn_probe
 
 	pn_nodeset_for_each (n, &env->dev_nodes) {
 		struct migrate_arg m = { env, (size_t)p->count * PAGE_BYTES, n };
-		int err = pn_probe_child(out, NULL, migrate_child, &m, out->pages);
+		char rel[96], old[8];
+		int err;
+
+		optin_hold(n, "0", rel, sizeof(rel), old, sizeof(old)); /* as move_pages */
+		err = pn_probe_child(out, NULL, migrate_child, &m, out->pages);
+		optin_restore(rel, old);
 
 		if (err) {
 			pn_probe_refused(out, err);
@@ -277,23 +308,17 @@ static long place_source(char *a, int n)
 {
 	unsigned long mask[PN_PROBE_MAX_NODES / 64] = { 0 };
 	int64_t pages[PN_PROBE_MAX_NODES] = { 0 };
-	char rel[96], old[8] = "";
+	char rel[96], old[8];
 	size_t i;
 
-	/* the opt-in moves from debugfs to sysfs in the kernel series v2 */
-	snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/private/mempolicy", n);
-	if (!pn_exists(rel))
-		snprintf(rel, sizeof(rel), "/sys/kernel/debug/private_node/node%d/mempolicy", n);
-	if (pn_exists(rel) && pn_probe_swap_text(rel, "1", old, sizeof(old)))
-		old[0] = '\0';
+	optin_hold(n, "1", rel, sizeof(rel), old, sizeof(old));
 	mask[n / 64] |= 1UL << (n % 64);
 	if (syscall(SYS_mbind, a, HPAGE_BYTES, MPOL_BIND_, mask, PN_PROBE_MAX_NODES + 1, 0) == 0) {
 		for (i = 0; i < HPAGE_BYTES; i += PAGE_BYTES)
 			a[i] = 1;
 		syscall(SYS_mbind, a, HPAGE_BYTES, MPOL_DEFAULT_, NULL, 0, 0);
 	}
-	if (old[0])
-		pn_write_text(rel, old);
+	optin_restore(rel, old);
 	for (i = 0; i < HPAGE_BYTES; i += PAGE_BYTES)
 		a[i] = 1; /* faults the pages mbind refused, at home */
 	if (pn_probe_census(a, HPAGE_BYTES, pages, NULL) == 0 &&

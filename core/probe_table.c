@@ -136,12 +136,14 @@ const struct pn_probe pn_probes[] = {
 		.kpath = "mm/migrate.c:do_pages_move -> do_move_pages_to_node -> "
 			 "migrate_pages(alloc_migration_target, __GFP_THISNODE)",
 		.trigger = "move_pages(2) of count private anonymous pages to node N",
-		.private_expect = "refused (-ENODEV: not N_MEMORY) unless the node opted in to "
-				  "mempolicy, 0 pages",
-		.cleanup = "pages moved home, unmapped",
+		.private_expect = "refused while the node has not opted in to mempolicy (the "
+				  "probe holds the opt-in off while it moves), 0 pages",
+		.cleanup = "pages moved home, unmapped; the opt-in restored",
 		.kind = PN_PROBE_NODE_PATH,
 		.needs_normal = MOVABLE_OK,
 		.default_count = 256,
+		.knobs = "/sys/devices/system/node/node%d/private/mempolicy;"
+			 "/sys/kernel/debug/private_node/node%d/mempolicy",
 		.run = pn_probe_move_pages,
 	},
 	{
@@ -150,11 +152,14 @@ const struct pn_probe pn_probes[] = {
 		.kpath = "mm/mempolicy.c:kernel_migrate_pages -> do_migrate_pages -> "
 			 "migrate_to_node(dest)",
 		.trigger = "migrate_pages(2) of the probe process from its home node to node N",
-		.private_expect = "refused (-EINVAL: new nodes not in N_MEMORY), 0 pages",
-		.cleanup = "migrated back home, unmapped",
+		.private_expect = "refused while the node has not opted in to mempolicy (held off "
+				  "while it runs), 0 pages",
+		.cleanup = "migrated back home, unmapped; the opt-in restored",
 		.kind = PN_PROBE_NODE_PATH,
 		.needs_normal = MOVABLE_OK,
 		.default_count = 256,
+		.knobs = "/sys/devices/system/node/node%d/private/mempolicy;"
+			 "/sys/kernel/debug/private_node/node%d/mempolicy",
 		.run = pn_probe_migrate_pages,
 	},
 	{
