@@ -29,13 +29,15 @@
 /* Node ids a probe measures (device nodes are small ids in practice). */
 #define PN_PROBE_MAX_NODES 64
 
-/* What kind of kernel path a probe drives; the expectations differ. */
+/*
+ * What kind of kernel path a probe drives (the "kind" column of the results).
+ * Every probe is a node path: an explicit node id (demotion's is the target
+ * memory tiers pick, next_demotion_node()) or a per-node loop.  Dropping a
+ * node from the fallback lists ("isolate", kernel-series/CONTRACT.md) leaves
+ * all of them reaching it, demotion included; only private nodes give 0.
+ */
 enum pn_probe_kind {
-	/* explicit node id or a per-node loop: reaches the node under "isolate" too */
 	PN_PROBE_NODE_PATH,
-	/* a service keyed on node state/tiers (demotion, offline migration):
-	 * an isolated node is no target, so only stock leaks */
-	PN_PROBE_SERVICE,
 };
 const char *pn_probe_kind_name(enum pn_probe_kind k);
 

@@ -186,10 +186,10 @@ const struct pn_probe pn_probes[] = {
 			 "(next_demotion_node)",
 		.trigger = "demotion_enabled=1; a child in its own memcg faults count pages at "
 			   "home, MADV_COLD, memory.reclaim",
-		.private_expect = "a private node is no demotion target (unless it opts in): 0 "
-				  "pages demoted there",
+		.private_expect = "a private node is no demotion target unless it opts in "
+				  "(isolate keeps it one, as stock): 0 pages demoted there",
 		.cleanup = "demotion_enabled restored, child exited, cgroup removed",
-		.kind = PN_PROBE_SERVICE,
+		.kind = PN_PROBE_NODE_PATH,
 		.needs_normal = MOVABLE_OK,
 		.default_count = 4096,
 		.knobs = "/sys/kernel/mm/numa/demotion_enabled",

@@ -22,7 +22,10 @@
 
 const char *pn_probe_kind_name(enum pn_probe_kind k)
 {
-	return k == PN_PROBE_SERVICE ? "service" : "node_path";
+	switch (k) {
+	case PN_PROBE_NODE_PATH: return "node_path";
+	}
+	return "unknown";
 }
 
 void pn_probe_note(struct pn_probe_out *out, const char *fmt, ...)
