@@ -216,8 +216,15 @@ check-bisect:
 selftests:
 	$(MAKE) -C kernel-series selftests
 
+# the binary, and report/ where `pnbench report` looks for it beside an
+# installed binary (PREFIX/share/pnbench/report/pnreport.py)
+REPORT_DIR = $(DESTDIR)$(PREFIX)/share/pnbench/report
 install: $(O)/pnbench
 	install -D -m 0755 $(O)/pnbench $(DESTDIR)$(PREFIX)/bin/pnbench
+	install -d $(REPORT_DIR)/pnreportlib
+	install -m 0755 report/pnreport.py $(REPORT_DIR)/pnreport.py
+	install -m 0644 report/compare.json report/index.sql report/README.md $(REPORT_DIR)/
+	install -m 0644 report/pnreportlib/*.py $(REPORT_DIR)/pnreportlib/
 
 PREFIX ?= /usr/local
 

@@ -429,22 +429,24 @@ static int cmd_version(int argc, char **argv)
 
 /* ---------------------------------------------------------------- report */
 
-/* The report is Python (report/): hand over to it, next to this binary
- * (build/../report), installed (PREFIX/share/pnbench/report) or
- * $PNBENCH_REPORT. */
+/* The report is Python (report/): hand over to it, from $PNBENCH_REPORT, next
+ * to this binary (build/../report), installed beside it by make install
+ * (PREFIX/bin/../share/pnbench/report) or in /usr/local. */
 static int cmd_report(int argc, char **argv)
 {
-	char exe[PATH_MAX], path[PATH_MAX + 64];
+	char exe[PATH_MAX], path[PATH_MAX + 64], shared[PATH_MAX + 64];
 	const char *env = getenv("PNBENCH_REPORT");
 	char **args = pn_xcalloc((size_t)argc + 3, sizeof(*args));
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	const char *cands[3] = { env, NULL, "/usr/local/share/pnbench/report/pnreport.py" };
+	const char *cands[4] = { env, NULL, NULL, "/usr/local/share/pnbench/report/pnreport.py" };
 
 	if (n > 0) {
 		exe[n] = '\0';
 		*strrchr(exe, '/') = '\0';
 		snprintf(path, sizeof(path), "%s/../report/pnreport.py", exe);
+		snprintf(shared, sizeof(shared), "%s/../share/pnbench/report/pnreport.py", exe);
 		cands[1] = path;
+		cands[2] = shared;
 	}
 	for (size_t i = 0; i < PN_ARRAY_SIZE(cands); i++) {
 		if (!cands[i] || access(cands[i], R_OK))

@@ -104,9 +104,28 @@ def cmd_summary(a):
     return summary.main(a)
 
 
+EPILOG = """exit codes: 0 done; 1 a regression (compare --fail-on-regression) or a demo
+cell not as expected (demo --check, demo-table); 2 bad input or usage (a missing
+file or directory, an unknown schema_version, a malformed CSV, an incomplete run
+where a verdict is asked for; the message names the file); 4 compare
+--fail-on-regression could judge nothing.  See report/README.md."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors exit 2 with the message prefixed like every other error."""
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        cmd = self.prog.split(" ", 1)[1] + ": " if " " in self.prog else ""
+        print(f"pnreport: {cmd}{message}", file=sys.stderr)
+        sys.exit(2)
+
+
 def parser():
-    ap = argparse.ArgumentParser(prog="pnreport", description="reports on pnbench results (schema_version 2)")
-    sub = ap.add_subparsers(dest="cmd", required=True)
+    ap = _Parser(prog="pnreport", description="reports on pnbench results (run.json schema_version 2 and "
+                 "the collector CSVs)", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True, metavar="COMMAND", title="commands",
+                            parser_class=_Parser)
     r = sub.add_parser("run", help="one self-contained HTML page for a run (or a make demo directory)")
     r.add_argument("dir")
     r.add_argument("-o", "--output", help="HTML file (default DIR/report.html)")

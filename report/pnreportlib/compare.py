@@ -215,11 +215,89 @@ def rows_judged(rows):
                if r["kind"] == "stat")
 
 
+def point_label(pk):
+    """A matrix point's key as a reader sees it: 'policy=interleave' (the last
+    component of each matrix path), 'point 2', or '' for the only point."""
+    if pk in ("#0", "*", None):
+        return ""
+    if pk.startswith("#"):
+        return f"point {pk[1:]}"
+    try:
+        m = json.loads(pk)
+    except ValueError:
+        return pk
+    if not isinstance(m, dict):
+        return pk
+    return ", ".join(f"{str(k).rsplit('.', 1)[-1]}={v}" for k, v in m.items())
+
+
 def mid(r):
     ls = labels_str(r["labels"])
     where = "/".join(str(x) for x in OrderedDict.fromkeys((r["phase"], r["workload"])) if x)
-    pt = "" if r["point"] in ("#0", "*") else f"[{r['point']}] "
+    pl = point_label(r["point"])
+    pt = f"[{pl}] " if pl else ""
     return f"{pt}{where + ': ' if where else ''}{r['name']}{'{' + ls + '}' if ls else ''}"
+
+
+def _unchanged(r):
+    return all(v["status"] in ("no change", "info") for v in r["vs"]) \
+        and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0)
+
+
+def side_by_side(res, show_all=False):
+    """One row per metric, a column group per run: (groups, headers, rows, statuses);
+    statuses[row][run] for the runs after the baseline."""
+    runs = res["runs"]
+    groups = [("", 1), (f"A: {runs[0]['kernel']} (baseline)", 1)] + \
+        [(f"{chr(ord('A') + i)}: {r['kernel']}", 3) for i, r in enumerate(runs) if i]
+    headers = ["metric", "mean ± sd (n)"] + ["mean ± sd (n)", "change", "mark"] * (len(runs) - 1)
+    rows, sts = [], []
+    for r in res["metrics"]:
+        if not show_all and _unchanged(r):
+            continue
+        b = r["baseline"]
+        sc = units.scale_for(r["unit"], [x for x in [b["mean"]] + [v.get("mean") for v in r["vs"]]
+                                         if x is not None])
+        row = [mid(r) + {"higher": " ↑", "lower": " ↓"}.get(r["better"], ""),
+               f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})" if b["n"] else "–"]
+        for v in r["vs"]:
+            if v["status"] == "missing":
+                row += ["–", "", "only in A" if v.get("only_in") == "baseline" else "not in A"]
+                continue
+            row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})",
+                    f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–",
+                    ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")]
+        rows.append(row)
+        sts.append([v["status"] for v in r["vs"]])
+    return groups, headers, rows, sts
+
+
+def render_side_by_side_text(res, show_all=False):
+    groups, headers, rows, _ = side_by_side(res, show_all)
+    if not rows:
+        return ["", "== side by side: no metric changed significantly against any run"]
+    cols = len(headers)
+    w = [min(84, max(len(x[i]) for x in rows + [headers])) for i in range(cols)]
+    # widen the last column of each group to fit its label
+    c = 0
+    for text, span in groups:
+        need = len(text) - (sum(w[c:c + span]) + 2 * (span - 1))
+        if need > 0:
+            w[c + span - 1] += need
+        c += span
+
+    def line(x):
+        return "  ".join(x[i][:w[i]].ljust(w[i]) if i == 0 or headers[i] == "mark" else x[i].rjust(w[i])
+                         for i in range(cols)).rstrip()
+    top, c = [], 0
+    for text, span in groups:
+        top.append(text.ljust(sum(w[c:c + span]) + 2 * (span - 1)))
+        c += span
+    out = ["", "== side by side (one row per metric; change and mark against A)", "  ".join(top).rstrip(),
+           line(headers)]
+    out.append("-" * len(out[-1]))
+    out.extend(line(x) for x in rows)
+    return out
 
 
 def _fmt_pair(r, v, sc):
@@ -237,6 +315,8 @@ def render_text(res, show_all=False):
                    f"verdict {r['verdict']})" + ("  <- baseline" if i == 0 else ""))
     if len({r["config_sha256"] for r in runs}) > 1:
         out.append("note: the runs used different configs (config sha256 differs)")
+    if len(runs) > 2:
+        out.extend(render_side_by_side_text(res, show_all))
     hidden = set()
     for oi in range(1, len(runs)):
         L = chr(ord("A") + oi)
@@ -270,7 +350,7 @@ def render_text(res, show_all=False):
             out.append("   no metric changed significantly")
             continue
         hdr = ("metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p", f"95% CI {L}-A", "")
-        w = [min(64, max(len(x[i]) for x in lines + [hdr])) for i in range(len(hdr))]
+        w = [min(84, max(len(x[i]) for x in lines + [hdr])) for i in range(len(hdr))]
         fmt_l = lambda x: "  ".join((x[i][:w[i]].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
                                     for i in range(len(hdr))).rstrip()
         out.append(fmt_l(hdr))
@@ -288,7 +368,6 @@ def render_text(res, show_all=False):
 
 
 def render_html(res):
-    from . import plots
     runs = res["runs"]
     page = Page("pnbench compare: " + " vs ".join(r["kernel"] for r in runs))
     page.h(1, "pnbench compare: " + " vs ".join(r["kernel"] for r in runs))
@@ -306,20 +385,17 @@ def render_html(res):
                 for i, r in enumerate(runs)],
                cell_class=lambda ri, c, v: "warn" if c == 3 and v != "complete" else None)
     page.nav_here()
-    items = []
-    for r in res["metrics"]:
-        if r["kind"] != "stat":
-            continue
-        v = r["vs"][0] if r["vs"] else None
-        if v and v.get("delta_pct") is not None:
-            items.append((mid(r)[:60], v["delta_pct"], v["ci_pct"][0], v["ci_pct"][1], v["status"]))
-    if items:
-        nreg = sum(1 for i in items if i[4] == "regression")
-        nimp = sum(1 for i in items if i[4] == "improvement")
-        title = (f"{runs[1]['kernel']} vs {runs[0]['kernel']}: {nreg} regression(s), {nimp} improvement(s) "
-                 f"of {len(items)} metrics")
-        page.figure(plots.compare_deltas(items, title),
-                    "Red: regression beyond threshold; green: improvement; grey: no significant change.")
+    _deltas_figure(page, res)
+    if len(runs) > 2:
+        groups, headers, rows, sts = side_by_side(res)
+        page.h(2, "Side by side: every run against A", "side-by-side")
+        page.table(headers, rows, num_cols=tuple(i for i in range(1, len(headers)) if headers[i] != "mark"),
+                   groups=groups,
+                   cell_class=lambda ri, c, v: {"regression": "fail", "improvement": "pass",
+                                                "not enough samples": "warn"}.get(sts[ri][(c - 2) // 3])
+                   if c >= 2 and headers[c] == "mark" else None)
+        if not rows:
+            page.p("No metric changed significantly against any run.", "small")
     zero_iso = [r for r in res["metrics"] if r["kind"] == "isolation" and not (r["baseline"]["max"] or 0)
                 and all(not (v.get("max") or 0) for v in r["vs"] if v["status"] != "missing")]
     for oi in range(1, len(runs)):
@@ -364,6 +440,41 @@ def render_html(res):
            % (res["config"]["alpha"], round(100 * res["config"]["confidence"]), res["config"]["noisy"]["cv_pct"]),
            "small")
     return page.render()
+
+
+MAX_DELTA_ROWS = 40
+
+
+def _deltas_figure(page, res):
+    """Every run against A: one bar per run and metric (the 40 largest changes)."""
+    from . import plots
+    runs = res["runs"]
+    items = []
+    for r in res["metrics"]:
+        if r["kind"] != "stat":
+            continue
+        per = [(v["delta_pct"], v["ci_pct"][0], v["ci_pct"][1], v["status"]) if v.get("delta_pct") is not None
+               else None for v in r["vs"]]
+        if any(per):
+            items.append((mid(r)[:60], per))
+    if not items:
+        return
+    nreg = sum(1 for _, per in items for v in per if v and v[3] == "regression")
+    nimp = sum(1 for _, per in items for v in per if v and v[3] == "improvement")
+    n = len(items)
+    if n > MAX_DELTA_ROWS:
+        def size(it):
+            return (any(v and v[3] == "regression" for v in it[1]), max(abs(v[0]) for v in it[1] if v))
+        keep = {id(it) for it in sorted(items, key=size, reverse=True)[:MAX_DELTA_ROWS]}
+        items = [it for it in items if id(it) in keep]
+    others = [f"{chr(ord('A') + i)}: {r['kernel']}" for i, r in enumerate(runs) if i]
+    title = (f"{runs[1]['kernel']} vs {runs[0]['kernel']}" if len(runs) == 2 else
+             f"{', '.join(chr(ord('A') + i) for i in range(1, len(runs)))} vs A ({runs[0]['kernel']})") + \
+        f": {nreg} regression(s), {nimp} improvement(s) of {n} metrics"
+    page.figure(plots.compare_deltas(items, others, title),
+                ("Red: regression beyond threshold; green: improvement; grey: no significant change."
+                 if len(runs) == 2 else "One bar per run against the baseline A; outlined in red: a regression.")
+                + (f" The {len(items)} largest changes of {n} are drawn (regressions first)." if n > len(items) else ""))
 
 
 def _json_clean(o):

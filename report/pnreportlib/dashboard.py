@@ -2,10 +2,15 @@
 incrementally, and static HTML pages: every metric's history across runs and
 kernels with regressions marked; CSV export of every sample.
 
-A history point is judged against the last good complete run of the same
-series (host, config, point, phase, workload, metric, labels) with the compare
-rules (report/compare.json); incomplete runs are drawn, marked, never judged
-nor used as a baseline; a regressed run is not a baseline either."""
+A series is one metric on one machine (host, config, point, phase, workload,
+metric, labels) across every kernel it ran on: its page shows the kernels side
+by side in time.  A history point is judged with the compare rules
+(report/compare.json) only against the last good complete run of the *same
+kernel* (release and series mode) in its series: the first run of a kernel in
+a series is marked "new kernel", never a regression, so alternating kernels do
+not flag each other (compare A B judges kernels against each other).
+Incomplete runs are drawn, marked, never judged nor used as a baseline; a
+regressed run is not a baseline either."""
 import csv
 import datetime
 import hashlib
@@ -183,18 +188,22 @@ def series(db):
 
 
 def judge_series(cfg, key, pts):
-    """Mark each point: regression/improvement/... against the last complete run that
-    was not itself a regression (so a regression stays marked until it is fixed, and
-    the run that fixes it is not an "improvement" over the regressed one)."""
-    prev = None
+    """Mark each point: regression/improvement/... against the last complete run of
+    the same kernel that was not itself a regression (so a regression stays marked
+    until it is fixed, and the run that fixes it is not an "improvement" over the
+    regressed one).  The first run of a kernel is "new kernel" (the series' first
+    run: "first"); p["kernel_changed"]: the kernel differs from the point before."""
+    last = {}
     name, labels = key[6], key[7]
     lab = dict(kv.split("=", 1) for kv in labels.split(",")) if labels else {}
-    for p in pts:
+    for i, p in enumerate(pts):
+        p["kernel_changed"] = i > 0 and pts[i - 1]["kernel"] != p["kernel"]
         if p["state"] != "complete":
             p["status"] = "incomplete"
             continue
+        prev = last.get(p["kernel"])
         if prev is None:
-            p["status"] = "first"
+            p["status"] = "first" if i == 0 else "new kernel"
         else:
             meta = {"kind": p["kind"], "name": name, "labels": lab, "better": p["better"]}
             j = compare.judge(cfg, meta, prev["values"], p["values"], cfg["seed"])
@@ -203,7 +212,7 @@ def judge_series(cfg, key, pts):
             p["p"] = j.get("p")
             p["baseline_run"] = prev["run_id"]
         if p["status"] != "regression":
-            prev = p
+            last[p["kernel"]] = p
     return pts
 
 
@@ -241,15 +250,16 @@ def write_pages(db, out, cfg):
             page.banner("No regression in this history", "pass")
         page.nav_here()
         xs = [(i, f"{p['started_at'] or '?'}\n{p['kernel']}", p["mean"], p["stddev"], p["kernel"],
-               p["status"]) for i, p in enumerate(pts)]
+               p["status"], p["kernel_changed"]) for i, p in enumerate(pts)]
         unit, better = last["unit"], last["better"]
         t = (f"{title_of(key)}: {len(regs)} regression(s) over {len(pts)} runs" if regs else
              f"{title_of(key)}: no regression over {len(pts)} runs")
         page.figure(plots.history(title_of(key), xs, unit, better, t[:110]),
-                    "Mean ± stddev per run; circled: regression against the last good complete run; "
-                    "×: incomplete run (not judged).")
+                    "Mean ± stddev per run, one colour per kernel; circled: regression against the last good "
+                    "complete run of the same kernel; dotted line: the kernel changed (a step there is never "
+                    "judged: compare kernels with compare); ×: incomplete run (not judged).")
         sc = units.scale_for(unit, [p["mean"] for p in pts if p["mean"] is not None])
-        page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs previous", "p", "mark", "run"],
+        page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs same kernel", "p", "mark", "run"],
                    [[p["started_at"], p["kernel"], p["host"], p["state"], p["n"],
                      f"{units.fmt(p['mean'], unit, sc)} ± {units.fmt(p['stddev'], unit, sc)}",
                      f"{p['delta_pct']:+.1f} %" if p.get("delta_pct") is not None else "",

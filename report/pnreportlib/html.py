@@ -57,10 +57,13 @@ class Page:
     def banner(self, text, cls):
         self.add(f'<div class="banner {cls}">{esc(text)}</div>')
 
-    def table(self, headers, rows, num_cols=(), cell_class=None):
+    def table(self, headers, rows, num_cols=(), cell_class=None, groups=None):
         """rows: lists of cell text; num_cols: indices right-aligned;
-        cell_class(r, c, value) -> css class or None."""
-        out = ['<div class="wide"><table>' + ("<thead><tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers)
+        cell_class(r, c, value) -> css class or None; groups: [(text, columns)], a
+        header row above `headers` whose cells span that many columns."""
+        top = ("<tr>" + "".join(f'<th colspan="{n}">{esc(t)}</th>' if n > 1 else f"<th>{esc(t)}</th>"
+                                for t, n in groups) + "</tr>") if groups else ""
+        out = ['<div class="wide"><table>' + ("<thead>" + top + "<tr>" + "".join(f"<th>{esc(h)}</th>" for h in headers)
                             + "</tr></thead>" if headers else "") + "<tbody>"]
         for ri, r in enumerate(rows):
             cells = []

@@ -96,7 +96,9 @@ class Run:
     def kernel_label(self):
         k = self.doc["kernel"]
         s = k.get("series") or {}
-        tag = f" [{s.get('mode')}]" if s.get("mode") else ("" if s.get("id") else " (stock)")
+        # no mode: stock when the kernel has no private nodes (or names no series)
+        stock = s.get("private_nodes_supported") is False or not s.get("id")
+        tag = f" [{s.get('mode')}]" if s.get("mode") else (" (stock)" if stock else "")
         return f"{k.get('release', '?')}{tag}"
 
     @property
@@ -116,6 +118,17 @@ class Run:
             for it in p.get("iterations", []):
                 for ph in it.get("phases", []):
                     yield p, it, ph
+
+    def global_phases(self):
+        """(global iteration, iteration, phase): the collectors' CSVs number the
+        iterations of every point in one sequence (core: global_iter), run.json
+        per point."""
+        g = -1
+        for p in self.doc.get("points", []):
+            for it in p.get("iterations", []):
+                g += 1
+                for ph in it.get("phases", []):
+                    yield g, it, ph
 
     def workloads(self):
         """(point, iteration, phase, index, workload)."""

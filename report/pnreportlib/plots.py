@@ -22,10 +22,12 @@ from . import units  # noqa: E402
 DPI = 100
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
 CHECK_OVERLAPS = bool(os.environ.get("PNREPORT_CHECK_OVERLAPS"))
+INSPECT = None      # tests: fn(matplotlib figure, name), called after the draw, before the close
 KIND_COLORS = OrderedDict([
     ("anon", "#4e79a7"), ("file", "#f28e2b"), ("slab", "#59a14f"), ("kernel_stack", "#b07aa1"),
     ("page_tables", "#edc948"), ("hugetlb", "#76b7b2"), ("other", "#9c9c9c")])
 PHASE_SHADES = ["#e8eef7", "#fdf0e1", "#e6f2e3", "#f3e8f1", "#fbf6dc", "#e3f1f0", "#efefef"]
+RUN_COLORS = ["#4e79a7", "#f28e2b", "#76b7b2", "#b07aa1", "#edc948", "#9c755f"]   # no red, no green
 NODE_COLORS = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2", "#edc948"]
 
 
@@ -94,6 +96,8 @@ def _render(fig, name, title):
     fig.savefig(buf, format="png", dpi=DPI)
     w, h = fig.canvas.get_width_height()
     overlaps = text_overlaps(fig) if CHECK_OVERLAPS else None
+    if INSPECT:
+        INSPECT(fig, name)
     plt.close(fig)
     out = Figure(name, title, buf.getvalue(), int(w), int(h), conclusion)
     out.overlaps = overlaps
@@ -173,17 +177,29 @@ def pick_iterations(run, rows, limit):
     if len(its) <= limit:
         return set(its), ""
     worst, worst_pages = None, 0
-    for _, it, ph in run.phases():
+    for g, it, ph in run.global_phases():
         pages = sum(((nd.get("general_pages") or {}).get("total") or 0)
                     for nd in (ph.get("nodes") or {}).values() if nd.get("role") == "private")
         if pages > worst_pages:
-            worst, worst_pages = it.get("index"), pages
+            worst, worst_pages = g, pages
     extra = worst if worst in its and worst not in its[:limit - 1] else its[limit - 1]
     chosen = set(its[:limit - 1]) | {extra}
     note = (f"Iterations {', '.join(map(str, sorted(chosen)))} of {len(its)} shown"
             + (f" ({worst}: the most general pages on private nodes)." if worst in chosen and
                worst not in its[:limit - 1] else "."))
     return chosen, note
+
+
+def iteration_names(run):
+    """{global iteration: 'iteration I' or, with matrix points, 'point P it. I'}."""
+    pts = run.doc.get("points") or []
+    out, g = {}, 0
+    for p in pts:
+        for it in p.get("iterations") or []:
+            out[g] = (f"point {p.get('index')} it. {it.get('index')}" if len(pts) > 1
+                      else f"iteration {it.get('index')}")
+            g += 1
+    return out
 
 
 def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
@@ -203,14 +219,15 @@ def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
     tz = t[0]
     x = (t - tz) / 1e9
     segs = segments(rows)
-    # real spans of the phases from run.json, by (iteration index, phase name)
+    # real spans of the phases from run.json, by (global iteration, phase name)
     spans = OrderedDict()
-    for _, it, ph in run.phases():
-        if it.get("index") in chosen and ph.get("t0_ns") is not None and ph.get("t1_ns") is not None:
-            spans[(it.get("index"), ph["name"])] = ((ph["t0_ns"] - tz) / 1e9, (ph["t1_ns"] - tz) / 1e9)
+    for g, it, ph in run.global_phases():
+        if g in chosen and ph.get("t0_ns") is not None and ph.get("t1_ns") is not None:
+            spans[(g, ph["name"])] = ((ph["t0_ns"] - tz) / 1e9, (ph["t1_ns"] - tz) / 1e9)
     for it_i, ph_n, a, b in segs:
         spans.setdefault((it_i, ph_n), (x[a], x[b - 1]))
     phase_names = list(OrderedDict.fromkeys(n for _, n in spans))
+    it_names = iteration_names(run)
     shade = {n: PHASE_SHADES[i % len(PHASE_SHADES)] for i, n in enumerate(phase_names)}
 
     n = len(nodes)
@@ -235,7 +252,7 @@ def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
                        ha="center", va="center", fontsize=7)
         if it_i != last_it:
             strip.axvline(a, color="0.3", lw=0.8, ls="--")
-            strip.text(a, 1.02, f"iteration {it_i}", fontsize=7, va="bottom", ha="left",
+            strip.text(a, 1.02, it_names.get(it_i, f"iteration {it_i}"), fontsize=7, va="bottom", ha="left",
                        transform=blended_transform_factory(strip.transData, strip.transAxes))
             last_it = it_i
     strip.set_title("Memory per node: change since each phase start, stacked by kind",
@@ -286,9 +303,9 @@ def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
             ps = run.doc.get("host", {}).get("page_size", 4096)
             row_end = [-1e9, -1e9, -1e9]
             ax_px = ax.get_window_extent().width / max(xmax, 1e-9)
-            for _, it, ph in run.phases():
+            for gi, it, ph in run.global_phases():
                 g = ((ph.get("nodes") or {}).get(str(node)) or {}).get("general_pages") or {}
-                span = spans.get((it.get("index"), ph.get("name")))
+                span = spans.get((gi, ph.get("name")))
                 if not g.get("total") or not span:
                     continue
                 label = f"+{units.fmt(g['total'] * ps, 'bytes')} general"
@@ -362,86 +379,6 @@ def isolation(run, by_phase, title):
         axes[0][-1].legend(h, l_, loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
     _suptitle(fig, title)
     return _render(fig, "isolation", "General pages on private nodes")
-
-
-# ---------------------------------------------------------------- exhaustion
-def spill(rows, cols, title):
-    ci = {c: i for i, c in enumerate(cols)}
-    req = np.array([r[ci["requested_bytes"]] for r in rows], dtype=float)
-    chunk = np.array([r[ci["chunk_bytes"]] for r in rows], dtype=float) if "chunk_bytes" in ci \
-        else np.diff(np.concatenate([[0], req]))
-    node = [r[ci["node"]] for r in rows]
-    order = list(OrderedDict.fromkeys(node))
-    uname, f = units.scale_for("bytes", [req.max()])
-    fig, ax = _new(9, 3.8)
-    bottom = np.zeros(len(rows))
-    for i, nd in enumerate(order):
-        y = np.cumsum([c if n == nd else 0 for c, n in zip(chunk, node)]) / f
-        ax.fill_between(req / f, bottom, bottom + y, step="post", color=NODE_COLORS[i % len(NODE_COLORS)],
-                        label=f"landed on node {nd}", lw=0)
-        bottom = bottom + y
-    ax.set_xlabel(f"bytes requested so far ({uname})")
-    ax.set_ylabel(f"placed ({uname})")
-    ax.set_xlim(0, req.max() / f)
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", fontsize=8, frameon=False)
-    _title(ax, title, 11)
-    return _render(fig, "spill", "Exhaustion spill curve")
-
-
-def latency_cdf(rows, cols, title, name="latency_cdf"):
-    ci = {c: i for i, c in enumerate(cols)}
-    lat_col = next(c for c in cols if c.endswith("_ns"))
-    pcol = "percentile" if "percentile" in ci else "q"
-    group = next((c for c in cols if c not in (lat_col, pcol)), None)
-    groups = OrderedDict()
-    for r in rows:
-        groups.setdefault(r[ci[group]] if group else "all", []).append((r[ci[pcol]], r[ci[lat_col]]))
-    uname, f = units.scale_for("ns", [max(r[ci[lat_col]] for r in rows)])
-    fig, ax = _new(8, 3.6)
-    for i, (g, pts) in enumerate(groups.items()):
-        pts.sort(key=lambda p: p[0])
-        ax.plot([p[1] / f for p in pts], [p[0] for p in pts], marker="o", ms=3,
-                color=NODE_COLORS[i % len(NODE_COLORS)], label=str(g).replace("_", " "))
-    lats = [r[ci[lat_col]] for r in rows if r[ci[lat_col]] > 0]
-    if lats and max(lats) / min(lats) > 20:
-        ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: units.num(float(v))))
-        ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
-        ax.set_xlabel(f"latency ({uname}, log scale)")
-    else:
-        ax.set_xlabel(f"latency ({uname})")
-    ax.set_ylabel("percentile (%)")
-    ax.set_ylim(0, 100)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(loc="lower right", fontsize=8, frameon=False)
-    _title(ax, title, 11)
-    return _render(fig, name, "Latency CDF")
-
-
-# ---------------------------------------------------------------- interleave
-def interleave(rows, cols, title):
-    ci = {c: i for i, c in enumerate(cols)}
-    nodes = [str(r[ci["node"]]) for r in rows]
-    exp = np.array([r[ci["expected_pages"]] for r in rows], dtype=float)
-    got = np.array([r[ci["pages"]] for r in rows], dtype=float)
-    fig, ax = _new(max(5, 1.5 + 1.6 * len(nodes)), 3.6)
-    xs = np.arange(len(nodes))
-    ax.bar(xs - 0.2, exp, 0.4, color="#bab0ac", label="expected from the weights")
-    ax.bar(xs + 0.2, got, 0.4, color="#4e79a7", label="measured (move_pages)")
-    for i in range(len(nodes)):
-        d = got[i] - exp[i]
-        ax.text(xs[i] + 0.2, got[i], "exact" if d == 0 else f"{d:+,.0f}".replace(",", "\u202f"),
-                ha="center", va="bottom", fontsize=8, color="#185c18" if d == 0 else "#8a1c12")
-    labels = [f"node {n}" + (f"\nweight {r[ci['weight']]}" if "weight" in ci else "")
-              for n, r in zip(nodes, rows)]
-    ax.set_xticks(xs, labels, fontsize=8)
-    ax.set_ylabel("pages")
-    ax.set_ylim(0, max(got.max(), exp.max()) * 1.2)
-    ax.grid(True, axis="y", alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
-    _title(ax, title, 11)
-    return _render(fig, "interleave", "Interleave distribution")
 
 
 # ---------------------------------------------------------------- latency matrix
@@ -577,29 +514,50 @@ def _wrap(s, width):
 
 
 # ---------------------------------------------------------------- compare / history
-def compare_deltas(items, title):
-    """items: [(label, delta_pct, lo_pct, hi_pct, status)] -> horizontal bars with CI."""
+def compare_deltas(items, runs, title):
+    """items: [(label, [(delta_pct, lo_pct, hi_pct, status) or None per run])], runs:
+    the labels of the runs compared with the baseline -> horizontal bars, one per run
+    and metric (colour: the run), 95 % CI as a line, regressions outlined in red."""
     if not items:
         return None
-    fig, ax = _new(10, 0.9 + 0.32 * len(items))
-    ys = np.arange(len(items))[::-1]
-    col = {"regression": "#e15759", "improvement": "#59a14f"}
-    for y, (lab, d, lo, hi, st) in zip(ys, items):
-        c = col.get(st, "#9c9c9c")
-        ax.barh(y, d if d is not None else 0, color=c, height=0.6)
-        if lo is not None and hi is not None:
-            ax.plot([lo, hi], [y, y], color="black", lw=1)
+    nr = len(runs)
+    bar_h = 0.8 / nr
+    fig, ax = _new(10, 1.2 + (0.18 + 0.16 * nr) * len(items))
+    ys = np.arange(len(items))[::-1].astype(float)
+    for ri, run in enumerate(runs):
+        off = (nr - 1) / 2 * bar_h - ri * bar_h
+        color = RUN_COLORS[ri % len(RUN_COLORS)] if nr > 1 else "#9c9c9c"
+        for y, (_, per) in zip(ys, items):
+            v = per[ri] if ri < len(per) else None
+            if v is None or v[0] is None:
+                continue
+            d, lo, hi, st = v
+            c = {"regression": "#e15759", "improvement": "#59a14f"}.get(st, color) if nr == 1 else color
+            ax.barh(y + off, d, height=bar_h * 0.9, color=c,
+                    edgecolor="#d62728" if st == "regression" else "none", lw=1.6 if st == "regression" else 0)
+            if lo is not None and hi is not None:
+                ax.plot([lo, hi], [y + off, y + off], color="black", lw=0.8)
+        if nr > 1:
+            ax.barh([np.nan], [0], color=color, label=run)
+    if nr > 1:
+        ax.barh([np.nan], [0], color="white", edgecolor="#d62728", lw=1.6, label="regression")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
     ax.axvline(0, color="0.3", lw=0.8)
     ax.set_yticks(ys, [i[0] for i in items], fontsize=7.5)
-    ax.set_xlabel("change of the mean vs the baseline (%), bar: 95 % bootstrap CI")
+    ax.set_ylim(-0.6, len(items) - 0.4)
+    ax.set_xlabel("change of the mean vs the baseline (%), line: 95 % bootstrap CI")
     ax.grid(True, axis="x", alpha=0.3)
     _suptitle(fig, title)
     return _render(fig, "compare", "Change per metric")
 
 
 def history(name, points, unit, better, title):
-    """points: [(x_index, label, mean, stddev, kernel, status)] -> one metric over runs."""
+    """points: [(x_index, label, mean, stddev, kernel, status, kernel_changed)] -> one
+    metric over runs; a dotted line where the kernel changed."""
     fig, ax = _new(9, 3.4)
+    for p in points:
+        if len(p) > 6 and p[6]:
+            ax.axvline(p[0] - 0.5, color="0.45", lw=0.8, ls=":", zorder=0)
     kernels = list(OrderedDict.fromkeys(p[4] for p in points))
     un, f = units.scale_for(unit, [p[2] for p in points if p[2] is not None])
     for i, k in enumerate(kernels):

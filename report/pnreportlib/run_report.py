@@ -9,6 +9,7 @@ import json
 from collections import OrderedDict
 
 from . import plots, units
+from .scenarios import section_exhaust, section_interleave
 from .html import Page
 from .load import metric_id
 
@@ -136,64 +137,6 @@ def section_nodes(page, run, concl):
 
 def _table_cols(t):
     return [c["name"] for c in t.get("columns", [])]
-
-
-def section_exhaust(page, run):
-    ph, t = run.first_table("exhaust", "spill")
-    cdf_ph, cdf = run.first_table("exhaust", "latency_cdf")
-    if not t and not cdf:
-        return
-    page.h(2, "Exhaustion: where the pages went when the device filled", "exhaust")
-    if t and t.get("rows"):
-        cols = _table_cols(t)
-        ci = {c: i for i, c in enumerate(cols)}
-        order, first_at = [], {}
-        for r in t["rows"]:
-            nd = r[ci["node"]]
-            if nd not in first_at:
-                first_at[nd] = r[ci["requested_bytes"]]
-                order.append(nd)
-        w = next(w for w in ph["workloads"] if w.get("workload") == "exhaust")
-        oc = w.get("outcome") or {}
-        oom = oc.get("oom_kills") or 0
-        path = " → ".join(f"node {n}" for n in order)
-        title = (f"Spill order {path}"
-                 + (f" (node {order[1]} from {units.fmt(first_at[order[1]], 'bytes')})" if len(order) > 1 else "")
-                 + (", no OOM kill" if not oom and oc.get("end", "ok") == "ok" else f", {oom} OOM kill(s), ended {oc.get('end')}"))
-        page.figure(plots.spill(t["rows"], cols, title),
-                    "First iteration. " + (t.get("description") or ""))
-    if cdf and cdf.get("rows"):
-        cols = _table_cols(cdf)
-        ci = {c: i for i, c in enumerate(cols)}
-        lat = next(c for c in cols if c.endswith("_ns"))
-        med = OrderedDict()
-        for r in cdf["rows"]:
-            if r[ci.get("percentile", 1)] == 50:
-                med[r[0]] = r[ci[lat]]
-        title = "Chunk latency: " + ", ".join(f"p50 {str(k).replace('_', ' ')} {units.fmt(v, 'ns')}"
-                                              for k, v in med.items()) if med else "Latency CDF"
-        page.figure(plots.latency_cdf(cdf["rows"], cols, title), cdf.get("description"))
-
-
-def section_interleave(page, run):
-    tabs = list(run.tables("distribution"))
-    if not tabs:
-        return
-    page.h(2, "Weighted interleave against the configured weights", "interleave")
-    exact_its = 0
-    worst = 0
-    for _, _, _, t in tabs:
-        ci = {c: i for i, c in enumerate(_table_cols(t))}
-        d = [abs(r[ci["pages"]] - r[ci["expected_pages"]]) for r in t["rows"]]
-        exact_its += all(x == 0 for x in d)
-        worst = max([worst] + d)
-    _, _, _, t = tabs[0]
-    cols = _table_cols(t)
-    title = (f"Weighted interleave matches the weights page for page in {exact_its} of {len(tabs)} iterations"
-             if exact_its == len(tabs) else
-             f"Weighted interleave off the weights by up to {units.num(int(worst))} pages "
-             f"(exact in {exact_its} of {len(tabs)} iterations)")
-    page.figure(plots.interleave(t["rows"], cols, title), "First iteration.")
 
 
 def _col(ci, *names):

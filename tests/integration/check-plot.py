@@ -7,14 +7,15 @@ usage: check-plot.py synthetic DIR     build a 2-node run in DIR and check the p
 The synthetic run: node 0 dram, node 1 private with 16 GiB in use, phases
 "warm" and "load" (same name length) in two iterations; node 1 grows by
 exactly 8 MiB during "load".  On a whole-node axis that growth is 0.05 % of
-the range; plotted as growth since the phase start it must fill the axis.
+the range; plotted as the change since the phase start it must fill the axis.
+The figure is report/pnreportlib/plots.nodes_over_time, what `plot` and `run` draw.
 """
 import json
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "report"))
-import pnreport  # noqa: E402
+from pnreportlib import load, plots  # noqa: E402
 
 n = 0
 
@@ -28,11 +29,6 @@ def t(desc, ok, why=""):
 
 def synthetic(d):
     os.makedirs(d, exist_ok=True)
-    run = {"schema_version": 2, "config": {"name": "synthetic"}, "host": {"hostname": "h"},
-           "kernel": {"release": "6.12"}, "verdict": {"result": "pass"},
-           "roles": {"private": "1", "dram": "0"}}
-    with open(os.path.join(d, "run.json"), "w") as fh:
-        json.dump(run, fh)
     header = ["t_ns", "iteration", "phase"]
     for node in (0, 1):
         header += [f"node{node}.meminfo.MemUsed", f"node{node}.meminfo.AnonPages"]
@@ -55,41 +51,67 @@ def synthetic(d):
         fh.write(",".join(header) + "\n")
         for r in rows:
             fh.write(",".join(r) + "\n")
-    return run, header, rows
+    run = {"schema_version": 2, "config": {"name": "synthetic"}, "host": {"hostname": "h"},
+           "kernel": {"release": "6.12"}, "status": {"state": "complete", "reason": None},
+           "verdict": {"result": "pass"}, "roles": {"private": "1", "dram": "0"},
+           "collectors": [{"collector": "nodestat", "status": "ok", "file": "nodestat.csv"}],
+           "points": [{"index": 0, "iterations": [{"index": it, "phases": [{"name": p} for p in ("warm", "load")]}
+                                                  for it in (0, 1)]}]}
+    with open(os.path.join(d, "run.json"), "w") as fh:
+        json.dump(run, fh)
+    return load.load_run(d)
 
 
 def check_synthetic(d):
-    run, header, rows = synthetic(d)
-    segs = pnreport.phase_segments(rows)
-    t("four phase segments", [(s[2], s[3]) for s in segs] ==
+    run = synthetic(d)
+    header, rows = run.read_series("nodestat")
+    segs = plots.segments(rows)
+    t("four phase segments", [(s[0], s[1]) for s in segs] ==
       [(0, "warm"), (0, "load"), (1, "warm"), (1, "load")], repr(segs))
-    colors = pnreport.phase_colors(segs)
-    t("phases of the same name length get different colours", colors["warm"] != colors["load"],
-      repr(colors))
-    c = header.index("node1.meminfo.MemUsed")
-    xs, ys = pnreport.series_deltas([int(r[c]) for r in rows], segs)
-    load = [y for x, y in zip(xs, ys) if x is not None and rows[x][2] == "load"]
-    warm = [y for x, y in zip(xs, ys) if x is not None and rows[x][2] == "warm"]
+    seen = {}
+    plots.INSPECT = lambda fig, name: seen.setdefault(name, inspect(fig))
+    fig = plots.nodes_over_time(run, header, rows, {})
+    plots.INSPECT = None
+    got = seen.get("nodes") or {}
+    colors = got.get("phase_colors", {})
+    t("phases of the same name length get different colours",
+      len(colors) == 2 and colors.get("phase warm") != colors.get("phase load"), repr(colors))
+    load_d, warm_d = got.get("load", []), got.get("warm", [])
     t("deltas: node 1 grows by exactly 8 MiB in each load phase, 0 in warm",
-      max(load) == 8 << 20 and min(load) == 0 and set(warm) == {0}, f"{max(load)} {set(warm)}")
-
-    fig = pnreport.build_plot(run, header, rows)
-    fig.canvas.draw()
-    r = fig.canvas.get_renderer()
-    leg = fig.legends[0].get_window_extent(r)
-    boxes = [ax.get_window_extent(r) for ax in fig.axes]
-    t("the legend overlaps no axes", not any(leg.overlaps(b) for b in boxes),
-      f"legend {leg} axes {boxes}")
-    # node 1's "used" line must span most of its axis: the allocation is visible
-    ax = fig.axes[1]
-    line = next(ln for ln in ax.get_lines() if ln.get_label() == "used")
-    ymin, ymax = ax.get_ylim()
-    ydata = [y for y in line.get_ydata() if y == y]
-    t("private node's 8 MiB growth spans >= 80 % of its y axis",
-      (max(ydata) - min(ydata)) / (ymax - ymin) >= 0.8, f"ylim {ymin}..{ymax}, data {ydata}")
+      load_d and abs(max(load_d) - 8.0) < 1e-9 and min(load_d) == 0 and set(warm_d) == {0.0},
+      f"{max(load_d or [0])} {set(warm_d)}")
+    t("the legend overlaps no axes", got.get("legend_clear"), got.get("why", ""))
+    t("private node's 8 MiB growth spans >= 80 % of its y axis", got.get("fill", 0) >= 0.8,
+      f"{got.get('fill')}")
     out = os.path.join(d, "synthetic.png")
-    fig.savefig(out, dpi=100)
-    check_png(out, 1100, 520)
+    with open(out, "wb") as fh:
+        fh.write(fig.png)
+    check_png(out, 1200, 670)
+
+
+def inspect(fig):
+    """What the checks need of the drawn figure: axes 0 is the phase strip, 1.. the nodes."""
+    import numpy as np
+    r = fig.canvas.get_renderer()
+    ax1 = fig.axes[2]      # node 1
+    leg = fig.axes[-1].get_legend()
+    patches = {tx.get_text(): h.get_facecolor() for h, tx in zip(leg.legend_handles if hasattr(leg, "legend_handles")
+                                                                   else leg.legendHandles, leg.get_texts())
+               if tx.get_text().startswith("phase ")}
+    used = next(ln for ln in ax1.get_lines() if ln.get_color() == "black")
+    ys = np.asarray(used.get_ydata(), dtype=float)
+    # 10 samples per phase, NaN between phases; phases alternate warm, load
+    parts = np.split(ys, np.where(np.isnan(ys))[0])
+    parts = [p[~np.isnan(p)] for p in parts if np.any(~np.isnan(p))]
+    warm = [float(v) for p in parts[0::2] for v in p]
+    load_ = [float(v) for p in parts[1::2] for v in p]
+    lo, hi = ax1.get_ylim()
+    fin = ys[~np.isnan(ys)]
+    lb = leg.get_window_extent(r)
+    boxes = [ax.get_window_extent(r) for ax in fig.axes]
+    return {"phase_colors": {k: tuple(v) for k, v in patches.items()}, "warm": warm, "load": load_,
+            "fill": float((fin.max() - fin.min()) / (hi - lo)), "legend_clear": not any(lb.overlaps(b) for b in boxes),
+            "why": f"legend {lb} axes {boxes}"}
 
 
 def check_png(path, w, h):

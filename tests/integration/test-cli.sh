@@ -31,6 +31,22 @@ check "pnbench --help lists every command" bash -c "$PN --help | grep -q 'run ' 
 for sub in run list topology collect bench; do
 	check "pnbench $sub --help exits 0" "$PN" "$sub" --help
 done
+# ---- pnbench report: hands over to report/pnreport.py (tests/report/golden: a real run) ----
+GOLD=tests/report/golden/private-exhaust
+check "pnbench report summary hands over to report/pnreport.py" \
+	bash -c "env -u PNBENCH_REPORT $PN report summary $GOLD | grep -q '^verdict: pass'"
+check "pnbench report --help lists the report's commands" \
+	bash -c "$PN report --help | grep -qE '^    compare ' && $PN report --help | grep -qE '^    dashboard'"
+check "pnbench report summary of a missing directory exits 2" \
+	bash -c "$PN report summary $T/nosuch 2>/dev/null; [ \$? -eq 2 ]"
+if make -s install DESTDIR="$T/inst" PREFIX=/opt/pnbench >"$T/install.log" 2>&1; then
+	check "make install puts report/ in PREFIX/share/pnbench, where the installed pnbench finds it" \
+		bash -c "test -x $T/inst/opt/pnbench/share/pnbench/report/pnreport.py &&
+			test -f $T/inst/opt/pnbench/share/pnbench/report/pnreportlib/cli.py &&
+			env -u PNBENCH_REPORT $T/inst/opt/pnbench/bin/pnbench report summary $GOLD | grep -q '^verdict: pass'"
+else
+	notok "make install DESTDIR PREFIX" "$(tail -n 5 "$T/install.log")"
+fi
 "$PN" list >"$T/list" 2>&1
 missing=""
 for f in workloads/*.c collectors/*.c; do

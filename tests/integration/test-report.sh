@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # report/pnreport.py on a real run: summary text, a PNG plot, refusal of an
-# unknown schema_version.  TAP output.
+# unknown schema_version, the command list and exit 2 on bad input.  TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
@@ -18,8 +18,8 @@ t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n -
 t "summary prints the verdict and the workload's metric medians" \
 	"$R summary $T/run > $T/sum && grep -q '^verdict: ' $T/sum && grep -q 'alloc_fault_throughput' $T/sum"
 t "plot writes a PNG" "$R plot $T/run -o $T/p.png >/dev/null && [ -s $T/p.png ]"
-# the real run's plot: 1100 x 260 px per node of nodestat.csv, and not blank
-nn=$(head -n1 "$T/run/nodestat.csv" | tr ',' '\n' | sed -n 's/^node\([0-9]*\)\..*/\1/p' | sort -u | wc -l)
+# the real run's plot: 1200 x (190 + 240 per node of nodestat.csv) px, and not blank
+nn=$(head -n1 "$T/run/nodestat.csv" | tr ',' '\n' | sed -n 's/^node\([0-9]*\)\.meminfo\.MemUsed$/\1/p' | sort -u | wc -l)
 # the plot's logic on a synthetic run (phase colours, deltas, legend placement)
 # and both images' size and content: TAP lines from check-plot.py
 while IFS= read -r line; do
@@ -28,8 +28,12 @@ while IFS= read -r line; do
 	"not ok "*" - "*) n=$((n + 1)); echo "not ok $n - ${line#not ok * - }" ;;
 	*) echo "# $line" ;;
 	esac
-done < <(/usr/bin/python3 tests/integration/check-plot.py png "$T/p.png" 1100 $((260 * nn)) 2>&1
+done < <(/usr/bin/python3 tests/integration/check-plot.py png "$T/p.png" 1200 $((190 + 240 * nn)) 2>&1
 	/usr/bin/python3 tests/integration/check-plot.py synthetic "$T/synthetic" 2>&1)
 sed -E 's/"schema_version":[[:space:]]*[0-9]+,/"schema_version": 99,/' "$T/run/run.json" > "$T/run/run.json.new" && mv "$T/run/run.json.new" "$T/run/run.json"
 t "an unknown schema_version is refused with exit 2" "$R summary $T/run >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q schema_version $T/err"
+t "--help lists every command" \
+	"$R --help > $T/help && (for c in run compare dashboard demo demo-table summary plot load index-init; do grep -qE \"^    \$c( |\$)\" $T/help || exit 1; done)"
+t "plot of a missing directory exits 2 naming it" "$R plot $T/nosuch >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q nosuch $T/err"
+t "an unknown command exits 2" "$R nosuch >/dev/null 2>&1; [ \$? -eq 2 ]"
 echo "1..$n"

@@ -1,9 +1,10 @@
 #!/usr/bin/python3
 """Seeded generator of schema-2 pnbench result directories for the report tests.
 
-Follows the run.json v2 model of issue 6 (as specified to report/ before the
-core v2 runner landed): until the suite's own goldens exist, the report is
-tested on these.  Everything is derived from --seed, so two calls with the same
+Follows run.json schema 2 as the runner writes it; the workloads' tables have
+the layouts of their workloads (exhaust: spill_curve, spill_order; interleave:
+interleave_map; latency: latency_matrix, loaded_latency; probes: probes).  The
+suite's own results are in tests/report/golden/.  Everything is derived from --seed, so two calls with the same
 arguments write byte-identical files.
 
 usage:
@@ -105,68 +106,9 @@ class Gen:
                                        "unverified_pages": 0,
                                        "per_node": {"1": pages // 2, "2": pages // 2}, "freed_per_node": {}})]
         if phase == "interleave":
-            w = {"1": 3, "2": 1}
-            total = 8192
-            exact = self.kernel == "private"
-            rows = []
-            for n, wt in w.items():
-                exp = total * wt // sum(w.values())
-                got = exp if exact else exp + (r.randint(-300, -100) if n == "1" else r.randint(100, 300))
-                rows.append([int(n), wt, exp, got])
-            match = sum(1 for row in rows if row[2] == row[3])
-            return [self.wl("interleave", params={"weights": w, "size": total * PAGE},
-                            metrics=[metric("exact_nodes", "nodes", "higher", match, aggregate="min"),
-                                     metric("interleave_throughput", "bytes/s", "higher",
-                                            self.val(1.7e9, "higher"))],
-                            tables=[{"name": "distribution",
-                                     "description": "pages per node against the weighted-interleave weights",
-                                     "columns": [{"name": "node", "unit": None}, {"name": "weight", "unit": None},
-                                                 {"name": "expected_pages", "unit": "pages"},
-                                                 {"name": "pages", "unit": "pages"}],
-                                     "rows": rows}],
-                            checks=[{"name": "weights exact", "expected": len(rows), "observed": match,
-                                     "pass": match == len(rows) or self.kernel != "private",
-                                     "source": "move_pages"}])]
+            return [self.interleave()]
         if phase == "exhaust":
-            chunk = 256 << 20
-            rows, req = [], 0
-            cap = {1: 4 << 30, 2: 4 << 30}
-            for i in range(44):
-                req += chunk
-                if req <= cap[1] - (512 << 20):
-                    node = 1
-                elif req <= cap[1] + cap[2] - (1 << 30):
-                    node = 2 if self.kernel != "isolate" else 0
-                else:
-                    node = 0
-                rows.append([req, chunk, node])
-            cdf_rows = []
-            for stage, base in (("before_spill", 120.0), ("after_spill", 95.0)):
-                qs = (1, 5, 10, 25, 50, 75, 90, 95, 99, 99.9)
-                lat = sorted(self.val(base * 1e3 * (0.6 + q / 100 + (q / 100) ** 6 * 5), "lower") for q in qs)
-                cdf_rows += [[stage, q, v] for q, v in zip(qs, lat)]
-            return [self.wl("exhaust", params={"nodes": "1-2", "policy": "preferred-many",
-                                               "size": req},
-                            metrics=[metric("chunk_latency_ns", "ns", "lower", self.val(121e3, "lower"),
-                                            {"stage": "before_spill", "q": "p50"}),
-                                     metric("chunk_latency_ns", "ns", "lower", self.val(97e3, "lower"),
-                                            {"stage": "after_spill", "q": "p50"}),
-                                     metric("chunk_latency_ns", "ns", "lower", self.val(480e3, "lower"),
-                                            {"stage": "after_spill", "q": "p99"})],
-                            tables=[{"name": "spill",
-                                     "description": "bytes requested so far and the node each chunk landed on",
-                                     "columns": [{"name": "requested_bytes", "unit": "bytes"},
-                                                 {"name": "chunk_bytes", "unit": "bytes"},
-                                                 {"name": "node", "unit": None}],
-                                     "rows": rows},
-                                    {"name": "latency_cdf",
-                                     "description": "chunk fault latency percentiles before and after the spill",
-                                     "columns": [{"name": "stage", "unit": None},
-                                                 {"name": "percentile", "unit": "%"},
-                                                 {"name": "latency_ns", "unit": "ns"}],
-                                     "rows": cdf_rows}],
-                            checks=[{"name": "no OOM kill on exhaustion", "expected": 0, "observed": 0,
-                                     "pass": True, "source": "memory.events"}])]
+            return [self.exhaust()]
         if phase == "latency":
             # as workloads/latency.c writes them (latency branch)
             decl = {(0, 0): 80, (0, 1): 250, (0, 2): 260}
@@ -247,6 +189,92 @@ class Gen:
                                             self.val(3.2e9, "higher"))]),
                     self.wl("memhog", role="background", params={"size": "2G"})]
         raise ValueError(phase)
+
+    def interleave(self):
+        """As workloads/interleave.c writes it: table interleave_map."""
+        r = self.rng
+        w = {1: 3, 2: 1}
+        total = 8192
+        rows = []
+        for n, wt in w.items():
+            exp = total * wt // sum(w.values())
+            got = exp if self.kernel == "private" else \
+                exp + (r.randint(-300, -100) if n == 1 else r.randint(100, 300))
+            fault = int(self.val(exp * PAGE / 0.6, "lower"))
+            rows.append([n, wt, exp, got, got - exp, fault, exp * PAGE * 1e9 / fault])
+        exact = sum(min(row[2], row[3]) for row in rows)
+        return self.wl("interleave", params={"size": total * PAGE, "nodes": "private",
+                                             "policy": "weighted_interleave", "weights": "3,1"},
+                       metrics=[metric("exact_match_pages", "pages", "higher", exact, aggregate="last"),
+                                metric("fault_throughput", "bytes/s", "higher", self.val(1.7e9, "higher"))],
+                       tables=[{"name": "interleave_map",
+                                "description": "per node of the policy: weight in force, pages the kernel's walk "
+                                               "puts there, pages found there, fault-in time of its runs",
+                                "columns": [{"name": "node", "unit": None}, {"name": "weight", "unit": None},
+                                            {"name": "expected_pages", "unit": "pages"},
+                                            {"name": "placed_pages", "unit": "pages"},
+                                            {"name": "deviation_pages", "unit": "pages"},
+                                            {"name": "fault_ns", "unit": "ns"},
+                                            {"name": "fault_throughput", "unit": "bytes/s"}],
+                                "rows": rows}],
+                       checks=[{"name": "every page on the node the interleave walk gives it",
+                                "expected": f"== {total} pages", "observed": f"{exact} pages",
+                                "pass": exact == total or self.kernel != "private", "source": "workload"}])
+
+    def exhaust(self):
+        """As workloads/exhaust.c writes it: tables spill_curve and spill_order."""
+        chunk, cpages = 64 << 20, (64 << 20) // PAGE
+        cap1, cap2 = 3584 << 20, 3 << 30
+        second = 2 if self.kernel != "isolate" else 0
+        rows, placed, first, lat = [], {}, {}, {"before": [], "after": []}
+        for i in range(112):
+            before = i * chunk
+            if before < cap1:
+                per = {1: cpages}
+            elif second == 2 and before < cap1 + cap2:
+                per = {2: cpages}
+            else:
+                per = {0: cpages}
+            pol = sum(v for n, v in per.items() if n in (1, 2))
+            stage = "before" if pol == cpages and not lat["after"] else "after"
+            ns = int(self.val((32e6 if stage == "before" else 24e6) * (1 + 0.3 * self.rng.random()), "lower"))
+            lat[stage].append(ns)
+            for n, v in per.items():
+                placed[n] = placed.get(n, 0) + v
+                first.setdefault(n, i)
+            rows.append([i, (i + 1) * chunk, max(per, key=per.get), pol, cpages - pol,
+                         ",".join(f"{n}:{v}" for n, v in per.items()), ns])
+        order = [[n, first[n], first[n] * chunk, placed[n], n in (1, 2)] for n in first]
+
+        def pct(v, q):
+            v = sorted(v)
+            return v[min(len(v) - 1, int(q / 100 * len(v)))]
+        ms = [metric(f"chunk_latency_{q}_ns", "ns", "lower", pct(lat[st], int(q[1:])), {"spill": st})
+              for st in ("before", "after") for q in ("p50", "p99")]
+        ms += [metric("spilled_pages", "pages", None, placed.get(0, 0), aggregate="last")]
+        return self.wl("exhaust", params={"size": 0, "chunk": chunk, "nodes": "private",
+                                          "policy": "preferred_many"},
+                       metrics=ms,
+                       tables=[{"name": "spill_curve",
+                                "description": "every chunk in request order: bytes requested so far, the node "
+                                               "most of it landed on, pages on and off the policy's nodes",
+                                "columns": [{"name": "chunk", "unit": None},
+                                            {"name": "requested_bytes", "unit": "bytes"},
+                                            {"name": "node", "unit": None},
+                                            {"name": "policy_pages", "unit": "pages"},
+                                            {"name": "elsewhere_pages", "unit": "pages"},
+                                            {"name": "nodes", "unit": None}, {"name": "fault_ns", "unit": "ns"}],
+                                "rows": rows},
+                               {"name": "spill_order",
+                                "description": "nodes in the order the allocation first reached them",
+                                "columns": [{"name": "node", "unit": None}, {"name": "first_chunk", "unit": None},
+                                            {"name": "first_requested_bytes", "unit": "bytes"},
+                                            {"name": "pages", "unit": "pages"},
+                                            {"name": "policy_node", "unit": None}],
+                                "rows": order}],
+                       checks=[{"name": "host unharmed: OOM kills outside the workload's cgroup",
+                                "expected": "<= 0 kills", "observed": "0 kills", "pass": True,
+                                "source": "workload"}])
 
     def general(self, phase):
         """General pages by kind per private node in this phase."""

@@ -1,36 +1,33 @@
 #!/usr/bin/python3
 """Tests of report/ (pnreport run, compare, dashboard, demo) on seeded schema-2
-results from make_fixture.py, and on the suite's own goldens in tests/golden/
-once they are schema 2.  Prints TAP (one line per test method, SKIPs with their
+results from make_fixture.py, on the suite's own goldens in tests/golden/, and
+on the real demo runs in tests/report/golden/ (test_golden.py).  Prints TAP (one line per test method, SKIPs with their
 reason) so tests/run.sh counts them; exit 0 when none failed.
 
 PNREPORT_KEEP=DIR keeps the generated files (reports, PNGs, screenshots) there.
 """
-import base64
-import html.parser
-import io
 import json
 import os
 import random
 import re
 import shutil
 import sqlite3
-import struct
 import subprocess
 import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-PNREPORT = os.path.join(ROOT, "report", "pnreport.py")
-FIXTURE = os.path.join(HERE, "make_fixture.py")
-PY = "/usr/bin/python3"
-sys.path.insert(0, os.path.join(ROOT, "report"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "report"))
 sys.path.insert(0, HERE)
 
 import make_fixture  # noqa: E402
 from pnreportlib import compare, load  # noqa: E402
+from reportcheck import (PY, ROOT, Case, assert_not_blank, check_page, png_size,  # noqa: E402
+                         pnreport)
+import test_golden  # noqa: E402
+
+GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
@@ -55,113 +52,8 @@ def tearDownModule():
         shutil.rmtree(T, ignore_errors=True)
 
 
-def pnreport(*args, ok=(0,)):
-    env = dict(os.environ, PNREPORT_CHECK_OVERLAPS="1")       # figures report overlapping texts
-    p = subprocess.run([PY, PNREPORT, *args], capture_output=True, text=True, timeout=300, env=env)
-    if ok is not None and p.returncode not in ok:
-        raise AssertionError(f"pnreport {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
-    return p
-
-
-# ------------------------------------------------------------------ PNG and HTML helpers
-def png_size(data):
-    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
-        raise AssertionError("not a PNG")
-    return struct.unpack(">II", data[16:24])
-
-
-def png_pixels(data):
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.image as mpimg
-    return mpimg.imread(io.BytesIO(data), format="png")
-
-
-def assert_not_blank(tc, data, what, min_var=1e-3, min_ink=0.01):
-    """Pixel variance of the grey image, and the share of pixels off the background."""
-    import numpy as np
-    px = png_pixels(data)
-    grey = px[..., :3].mean(axis=2) if px.ndim == 3 else px
-    var = float(grey.var())
-    bg = np.median(grey)
-    ink = float((np.abs(grey - bg) > 0.05).mean())
-    tc.assertGreater(var, min_var, f"{what}: pixel variance {var:.2g}: blank")
-    tc.assertGreater(ink, min_ink, f"{what}: {ink:.1%} of the pixels differ from the background: blank")
-    return var, ink
-
-
-class Figures(html.parser.HTMLParser):
-    """Collects <nav id=figures> references, <figure data-plot> and their <img>s."""
-
-    def __init__(self):
-        super().__init__()
-        self.refs, self.figs, self.cur, self.imgs_outside = [], {}, None, 0
-        self.overlaps = {}
-        self.text = []
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        if tag == "a" and "data-plot-ref" in a:
-            self.refs.append(a["data-plot-ref"])
-        elif tag == "figure" and "data-plot" in a:
-            self.cur = a["data-plot"]
-            self.figs[self.cur] = []
-            self.overlaps[self.cur] = (a.get("data-text-overlaps"), a.get("title"))
-        elif tag == "img":
-            if self.cur:
-                self.figs[self.cur].append(a)
-            else:
-                self.imgs_outside += 1
-        elif tag in ("script", "link", "iframe"):
-            if a.get("src") or a.get("href"):
-                raise AssertionError(f"external resource <{tag}>: the page must be self-contained")
-
-    def handle_endtag(self, tag):
-        if tag == "figure":
-            self.cur = None
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-def check_page(tc, path, expect_plots=()):
-    with open(path, encoding="utf-8") as fh:
-        doc = fh.read()
-    f = Figures()
-    f.feed(doc)
-    tc.assertTrue(f.refs, f"{path}: names no plot")
-    tc.assertEqual(len(f.refs), len(set(f.refs)), f"{path}: a plot named twice")
-    for name in f.refs:
-        tc.assertIn(name, f.figs, f"{path}: names plot {name} but does not contain it")
-        imgs = f.figs[name]
-        tc.assertEqual(len(imgs), 1, f"{path}: plot {name}: {len(imgs)} images")
-        src = imgs[0]["src"]
-        tc.assertTrue(src.startswith("data:image/png;base64,"), f"{path}: plot {name} not embedded")
-        data = base64.b64decode(src.split(",", 1)[1])
-        w, h = png_size(data)
-        tc.assertEqual((w, h), (int(imgs[0]["width"]), int(imgs[0]["height"])),
-                       f"{path}: plot {name}: PNG {w}x{h}, <img> says otherwise")
-        tc.assertTrue(300 <= w <= 2400 and 150 <= h <= 2400, f"{path}: plot {name}: odd size {w}x{h}")
-        assert_not_blank(tc, data, f"{path}: plot {name}")
-        n_ov, which = f.overlaps[name]
-        tc.assertEqual(n_ov, "0", f"{path}: plot {name}: overlapping labels: {which}")
-    tc.assertEqual(set(f.refs), set(f.figs), f"{path}: a figure not in the index")
-    for p in expect_plots:
-        tc.assertIn(p, f.refs, f"{path}: plot {p} missing")
-    tc.assertNotRegex(doc, r'(src|href)="(https?:|file:|/)', f"{path}: refers outside itself")
-    return doc, f
-
-
 # ------------------------------------------------------------------ tests
 SCENARIO_PLOTS = ("isolation", "nodes", "spill", "latency_cdf", "interleave", "latency-matrix", "loaded-latency")
-
-
-class Case(unittest.TestCase):
-    def has(self, doc, s):
-        self.assertTrue(s in doc, f"{s!r} not in the page")
-
-    def lacks(self, doc, s):
-        self.assertFalse(s in doc, f"{s!r} in the page")
 
 
 class RunReport(Case):
@@ -176,7 +68,7 @@ class RunReport(Case):
             with open(f"{T}/png-private/{name}.png", "rb") as fh:
                 data = fh.read()
             w, h = png_size(data)
-            self.assertEqual(w, {"nodes": 1200, "spill": 900, "latency_cdf": 800, "loaded-latency": 800}.get(name, w))
+            self.assertEqual(w, {"nodes": 1200, "spill": 900, "latency_cdf": 950, "loaded-latency": 800}.get(name, w))
         # per-node plot: one panel per node -> height grows with the 3 nodes
         with open(f"{T}/png-private/nodes.png", "rb") as fh:
             self.assertEqual(png_size(fh.read()), (1200, 910))
@@ -243,9 +135,7 @@ class RunReport(Case):
         cases["empty"] = "missing"
         cases["nonexistent"] = "no such run directory"
         for name, msg in cases.items():
-            for cmd in (["run"], ["summary"]):
-                if cmd == ["summary"] and name == "v1":
-                    continue        # report/pnreport.py's own schema-1 summary, until it is dropped
+            for cmd in (["run"], ["summary"], ["plot"]):
                 p = pnreport(*cmd, f"{bad}/{name}", ok=(2,))
                 self.assertIn(msg, p.stderr, f"{cmd} {name}: {p.stderr!r}")
                 self.assertTrue(p.stderr.startswith("pnreport: "), p.stderr)
@@ -279,6 +169,13 @@ class Compare(Case):
         pnreport("compare", f"{T}/base", f"{T}/regressed", f"{T}/private", "--format", "html", "-o", h)
         doc, _ = check_page(self, h, ("compare",))
         self.has(doc, "regression(s)")
+        # three runs: the figure draws B and C against A, the table puts them side by side
+        self.has(doc, "B, C vs A")
+        self.has(doc, "Side by side: every run against A")
+        self.assertIn('colspan="3">B: 6.12.118-pn2 [private]</th><th colspan="3">C: 6.12.118-pn2 [private]', doc)
+        t = pnreport("compare", f"{T}/base", f"{T}/regressed", f"{T}/private").stdout
+        self.assertIn("== side by side", t)
+        self.assertRegex(t, r"explicit: alloc_fault_throughput ↑ .*\*REGRESSION .*%")
 
     def test_noise_only_differences_are_not_flagged(self):
         """Seeded noise draws, same distribution on both sides: false-positive rate."""
@@ -433,6 +330,22 @@ class Dashboard(Case):
         self.has(mdoc, "REGRESSION")
         self.has(mdoc, "incomplete")
         self.has(doc, "regressed in their latest run")
+
+    def test_alternating_kernels_are_not_regressions(self):
+        """P, I, P, I with I 10 % slower: per kernel nothing changed; the steps between
+        kernels are marked "new kernel" once and never judged."""
+        res = f"{T}/alternating"
+        for i, (kernel, shift) in enumerate((("private", 0.0), ("isolate", 10.0)) * 2):
+            make_fixture.write_run(f"{res}/r{i}", kernel=kernel, seed=70 + i, shift=shift)
+        out = f"{T}/alt-dash"
+        pnreport("dashboard", res, "--db", f"{T}/alt.sqlite", "-o", out)
+        with open(f"{out}/index.html", encoding="utf-8") as fh:
+            doc = fh.read()
+        self.has(doc, "0 series with a regression")
+        link = [x for x in re.findall(r'href="(metrics/[^"]+)"', doc) if "alloc_fault_throughput" in x][0]
+        page, _ = check_page(self, os.path.join(out, link), ("history",))
+        self.has(page, "No regression in this history")
+        self.assertEqual(page.count("<td>new kernel</td>"), 1)
 
     def test_ddl_is_portable_sql(self):
         with open(os.path.join(ROOT, "report", "index.sql")) as fh:
