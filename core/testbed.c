@@ -170,7 +170,7 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 {
 	static const char *const keys[] = { "name",	    "description", "cpus",     "dram_mib",
 					    "device_nodes", "device_mib",  "disk_mib", "online",
-					    "hmat",	    NULL };
+					    "hmat",	    "initiators",  NULL };
 	cJSON *doc = parse_object(path, keys);
 	char desc[1024];
 	int ret;
@@ -189,6 +189,13 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 	ret = ret ?: get_uint(path, doc, "disk_mib", &t->disk_mib, 0, 2048, 16);
 	ret = ret ?: topology_online(path, doc, t);
 	ret = ret ?: get_bool(path, doc, "hmat", &t->hmat);
+	t->initiators = 1;
+	if (!ret && cJSON_GetObjectItemCaseSensitive(doc, "initiators"))
+		ret = get_uint(path, doc, "initiators", &t->initiators, 1, 4, 1);
+	if (!ret && t->initiators > t->cpus)
+		ret = pn_error(-EINVAL,
+			       "%s: $.initiators: %u initiators need as many cpus (cpus is %u)",
+			       path, t->initiators, t->cpus);
 	if (!ret && t->hmat && t->cpus < 2)
 		ret = pn_error(-EINVAL, "%s: $.cpus: hmat needs 2 or more (one per initiator)",
 			       path);
@@ -247,9 +254,9 @@ int pn_cmd_testbed(int argc, char **argv)
 		if (pn_topology_cfg_load(argv[2], &t))
 			return PN_EXIT_USAGE;
 		printf("name=%s\ncpus=%u\ndram_mib=%u\ndevice_nodes=%u\ndevice_mib=%u\n"
-		       "disk_mib=%u\nhmat=%d\nonline=%s%s%s\n",
+		       "disk_mib=%u\nhmat=%d\ninitiators=%u\nonline=%s%s%s\n",
 		       t.name, t.cpus, t.dram_mib, t.device_nodes, t.device_mib, t.disk_mib, t.hmat,
-		       t.online_movable ? "movable" : "",
+		       t.initiators, t.online_movable ? "movable" : "",
 		       t.online_movable && t.online_kernel ? " " : "",
 		       t.online_kernel ? "kernel" : "");
 		return 0;

@@ -11,12 +11,15 @@
 
 #include <stdbool.h>
 
-/* A guest machine: node 0 with the CPUs and DRAM, device_nodes CPU-less
- * nodes whose memory is hot-plugged through devdax/kmem, onlined in each
- * zone of `online` (one demo cell per entry). */
+/* A guest machine: CPU nodes 0..initiators-1 (node 0 with the DRAM of
+ * dram_mib, the others 256 MiB each), then device_nodes CPU-less nodes
+ * (initiators..initiators+device_nodes-1) whose memory is hot-plugged
+ * through devdax/kmem, onlined in each zone of `online` (one demo cell per
+ * entry). */
 struct pn_topology_cfg {
 	char name[64];
 	unsigned int cpus, dram_mib, device_nodes, device_mib, disk_mib;
+	unsigned int initiators; /* CPU nodes (run-guest.sh --initiators), default 1 */
 	bool online_movable, online_kernel;
 	bool hmat; /* ACPI HMAT with declared latency and bandwidth (run-guest.sh --hmat) */
 };

@@ -1,9 +1,12 @@
 #!/bin/sh
 # Runs inside a kernel-series/qemu guest of `pnbench demo` (scripts/demo.sh),
-# device nodes 1 and 2 already online.  Every result goes to /mnt/host (the
+# the device nodes already online: those of pnbench.devices= on the kernel
+# command line (run-guest.sh: 1,2 with one initiator, 2,3 with two), 1,2
+# when it is absent.  Every result goes to /mnt/host (the
 # host's cell directory, virtio-9p): nothing is read back from the console.
 #
-#   /mnt/host/guest.txt       the testbed as the guest sees it (model, zones)
+#   /mnt/host/guest.txt       the testbed as the guest sees it (model, device
+#                             nodes, zones)
 #   /mnt/host/<run>/          each pnbench run's results (run.json, CSVs) and
 #   /mnt/host/<run>.log       its log
 #   /mnt/host/runs.txt        "<run> rc=<n> seconds=<s>", one line per run
@@ -13,7 +16,8 @@
 # Runs are made in the guest's /tmp and copied afterwards, so that 9p traffic
 # never happens while a run measures.  The model (stock, isolate, private) is
 # read from the kernel: on stock and isolate the device nodes are named
-# (--private 1,2), on private the kernel's own private nodes are used.
+# (--private 1,2, or the list of pnbench.devices=), on private the kernel's
+# own private nodes are used.
 # /guest/demo.env may set RUNS (default: every run below) and DEMO_EXEC=1:
 # instead of the demo runs, `pnbench run --exec` of the command whose words
 # are the lines of /guest/exec.args (`pnbench vm --exec`).
@@ -34,24 +38,39 @@ if [ -n "$(cat /sys/devices/system/node/has_private_memory 2>/dev/null)" ]; then
 	model=$(cat /sys/devices/system/node/private_node_mode 2>/dev/null ||
 		cat /sys/kernel/debug/private_node/mode 2>/dev/null || echo private)
 fi
-ROLE="--private 1,2"
+# the device nodes: pnbench.devices=2,3 (run-guest.sh), else 1,2
+DEVICES=1,2
+case " $(cat /proc/cmdline) " in
+*" pnbench.devices="*)
+	DEVICES=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^pnbench\.devices=//p' | tail -n1) ;;
+esac
+DEVS=$(echo "$DEVICES" | tr ',' ' ')
+LAST=${DEVICES##*,} # the hot-remove fault step's node
+ROLE="--private $DEVICES"
 [ "$model" = private ] && ROLE=""
 {
 	echo "model=$model"
 	echo "kernel=$(uname -r)"
+	echo "devices=$DEVICES"
 	echo "has_private_memory=$(cat /sys/devices/system/node/has_private_memory 2>/dev/null)"
-	for n in 1 2; do
+	for n in $DEVS; do
 		z=$(awk -v n="$n" '$1 == "Node" && $2 == n "," { zone = $4 }
 			zone != "" && $1 == "managed" { if ($2 > 0) printf "%s ", zone; zone = "" }' /proc/zoneinfo)
 		echo "node${n}_zones=$z"
-		echo "node${n}_memtotal_kb=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node$n/meminfo 2>/dev/null)"
+		echo "node${n}_memtotal_kb=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node"$n"/meminfo 2>/dev/null)"
+		# HMAT: the node's best initiators (none without HMAT, or on a private node)
+		ini=''
+		for i in /sys/devices/system/node/node"$n"/access0/initiators/node*; do
+			[ -e "$i" ] && ini="$ini${ini:+ }${i##*/}"
+		done
+		echo "node${n}_access0_initiators=$ini"
 	done
 } >"$OUT/guest.txt.tmp" && mv "$OUT/guest.txt.tmp" "$OUT/guest.txt"
 
 now() { cut -d' ' -f1 /proc/uptime; }
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 optin() { # user-space policies may name the private nodes (series)
-	for n in 1 2; do
+	for n in $DEVS; do
 		f=/sys/devices/system/node/node$n/private/mempolicy
 		[ -e "$f" ] || f=/sys/kernel/debug/private_node/node$n/mempolicy
 		[ -e "$f" ] && echo 1 >"$f"
@@ -70,13 +89,13 @@ run() { # NAME CONFIG: one pnbench run, copied home when it ends
 }
 
 # Hot-remove a device node's memory while a process holds pages there: every
-# block of node 2 offlined (the kernel migrates the pages off, or refuses
-# with EBUSY), then the dax device unbound from kmem (hot-remove).  The
-# holder must survive either way; where its pages went is read from its
-# numa_maps.
+# block of the last device node (node 2 on the reference topology) offlined
+# (the kernel migrates the pages off, or refuses with EBUSY), then the dax
+# device unbound from kmem (hot-remove).  The holder must survive either
+# way; where its pages went is read from its numa_maps.
 fault() {
 	t0=$(now) f=/tmp/fault.txt
-	/usr/local/bin/pn-leak -t 8192 2 600000 2>/tmp/hold.err &
+	/usr/local/bin/pn-leak -t 8192 "$LAST" 600000 2>/tmp/hold.err &
 	pid=$!
 	i=0
 	while [ $i -lt 120 ] && ! grep -q "placed\|refused\|pn-leak" /tmp/hold.err; do
@@ -84,10 +103,11 @@ fault() {
 		i=$((i + 1))
 	done
 	{
+		echo "node=$LAST"
 		echo "holder=$(tr '\n' ' ' </tmp/hold.err)"
 		echo "before=$(grep -E ' anon=8192 ' /proc/$pid/numa_maps | tr ' ' '\n' | grep '^N' | tr '\n' ' ')"
 		ok=0 busy=0
-		for m in /sys/devices/system/node/node2/memory*; do
+		for m in /sys/devices/system/node/node"$LAST"/memory*; do
 			[ -e "$m/state" ] || continue
 			[ "$(cat "$m/state")" = online ] || continue
 			# a migration that never finishes is interrupted (EINTR): a refusal
@@ -104,7 +124,7 @@ fault() {
 		if [ "$busy" = 0 ]; then
 			for d in /sys/bus/dax/drivers/kmem/dax*; do
 				[ -e "$d" ] || continue
-				[ "$(cat "$d/target_node" 2>/dev/null || cat "$d/numa_node")" = 2 ] || continue
+				[ "$(cat "$d/target_node" 2>/dev/null || cat "$d/numa_node")" = "$LAST" ] || continue
 				if echo "${d##*/}" >/sys/bus/dax/drivers/kmem/unbind 2>/tmp/unbind.err; then
 					removed=yes
 				else
@@ -113,7 +133,7 @@ fault() {
 			done
 		fi
 		echo "removed=$removed"
-		echo "node2_memtotal_kb=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node2/meminfo)"
+		echo "node${LAST}_memtotal_kb=$(awk '/MemTotal/ { print $4 }' /sys/devices/system/node/node"$LAST"/meminfo)"
 		if kill -0 "$pid" 2>/dev/null; then
 			echo "holder_alive=1"
 			echo "after=$(grep -E ' anon=8192 ' /proc/$pid/numa_maps | tr ' ' '\n' | grep '^N' | tr '\n' ' ')"

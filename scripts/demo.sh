@@ -166,7 +166,7 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 	START[$c]=$(date +%s)
 	setsid kernel-series/qemu/run-guest.sh --kernel "${KPATH[$k]}" "${args[@]}" --online "$o" \
 		--dev-nodes "${T[device_nodes]}" --dev-size "${T[device_mib]}" --dram "${T[dram_mib]}" \
-		--disk "${T[disk_mib]}" --cpus "${T[cpus]}" --timeout "$timeout" --quiet \
+		--disk "${T[disk_mib]}" --cpus "${T[cpus]}" --initiators "${T[initiators]}" --timeout "$timeout" --quiet \
 		--log "$d/console.log" --script scripts/demo-guest.sh --add "$PN" --add "$leak" \
 		--file configs/probes.json:/guest/demo/probes.json --file "$d/.env:/guest/demo.env" \
 		--share "$d" >"$d/run-guest.log" 2>&1 </dev/null &
@@ -201,7 +201,7 @@ finish() { # CELL RC
 }
 
 t0=$(date +%s)
-log "${#cells[@]} cells (${knames[*]} x online $online) on topology ${T[name]}, $jobs at a time, into $out"
+log "${#cells[@]} cells (${knames[*]} x online $online) on topology ${T[name]} (device nodes $(seq -s, "${T[initiators]}" $((T[initiators] + T[device_nodes] - 1)))), $jobs at a time, into $out"
 next=0
 while ((next < ${#cells[@]} || ${#PID[@]} > 0)); do
 	while ((next < ${#cells[@]} && ${#PID[@]} < jobs)); do

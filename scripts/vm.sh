@@ -14,8 +14,11 @@
 #                   dmesg.txt, console.log
 #   --exec PROG ... the program (static or dynamic: its shared libraries are
 #                   copied with it) and its arguments; it runs as root in /tmp
-#                   of the guest.  Device nodes are 1 and 2; on the private
-#                   kernel user policies may name them (opted in).
+#                   of the guest.  The device nodes follow the topology's
+#                   CPU nodes: 1 and 2 with one initiator (reference), 2 and 3
+#                   with two (hmat); the guest reads them from its command
+#                   line (pnbench.devices=).  On the private kernel user
+#                   policies may name them (opted in).
 # Exit: pnbench run's exit status in the guest (0 pass, 1 general pages on a
 # device node, 3 the program failed, ...), 2 usage, 4 no QEMU or kernel,
 # 125 the guest never finished (console log kept).
@@ -78,10 +81,11 @@ args=()
 ((K[private_nodes])) && args+=(--private)
 ((T[hmat])) && args+=(--hmat)
 [[ -n "${K[append]}" ]] && args+=(--append " ${K[append]}")
-echo "pnbench vm: ${prog[*]} on $(basename "${K[kernel]}") (${K[kernel]}), topology ${T[name]}, online_$online" >&2
+devs=$(seq -s, "${T[initiators]}" $((T[initiators] + T[device_nodes] - 1)))
+echo "pnbench vm: ${prog[*]} on $(basename "${K[kernel]}") (${K[kernel]}), topology ${T[name]}, device nodes $devs, online_$online" >&2
 kernel-series/qemu/run-guest.sh --kernel "${K[kernel]}" "${args[@]}" --online "$online" \
 	--dev-nodes "${T[device_nodes]}" --dev-size "${T[device_mib]}" --dram "${T[dram_mib]}" \
-	--disk "${T[disk_mib]}" --cpus "${T[cpus]}" --timeout "$timeout" --quiet \
+	--disk "${T[disk_mib]}" --cpus "${T[cpus]}" --initiators "${T[initiators]}" --timeout "$timeout" --quiet \
 	--log "$out/console.log" --script scripts/demo-guest.sh --add "$PN" --add "$bin" \
 	--file "$out/.exec.args:/guest/exec.args" --file "$out/.env:/guest/demo.env" \
 	--share "$out" >"$out/run-guest.log" 2>&1 </dev/null

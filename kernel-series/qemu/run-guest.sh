@@ -6,17 +6,31 @@
 #   --dev-nodes N          number of CPU-less device-memory nodes (default 2)
 #   --dev-size MiB         size of each device node (default 512, multiple of 16, >= 256)
 #   --dram MiB             usable DRAM on node 0 (default 1024, <= 3072)
-#   --cpus N               vCPUs, all on node 0 (default 2)
-#   --hmat                 ACPI HMAT (-machine hmat=on): node 0 (the CPUs) is the
-#                          initiator of every node and declares latency and
-#                          bandwidth to each (DRAM 80 ns / 20 GB/s, device node k
-#                          250 ns / 8 GB/s for odd k, 400 ns / 4 GB/s for even k).
-#                          A second CPU node would be numbered before the
-#                          memory-only nodes by Linux (SRAT CPU entries first),
-#                          so the device nodes would no longer be 1..N.
+#   --cpus N               vCPUs (default 2), spread over the initiator nodes
+#   --initiators N         CPU nodes 0..N-1 (1..4, default 1, needs --cpus >= N):
+#                          node j gets vCPUs [j*cpus/N, (j+1)*cpus/N); node 0
+#                          keeps the --dram layout below, nodes 1..N-1 get 256 MiB
+#                          of usable DRAM each.  The device nodes follow them:
+#                          N..N+ndev-1 (Linux numbers nodes in SRAT order, CPU
+#                          affinity entries first, so with the CPU nodes first
+#                          its node ids are QEMU's).  With N > 1 every vCPU is a
+#                          socket of its own (-smp C,sockets=C): QEMU's default
+#                          puts them in one socket whose LLC would span two
+#                          nodes, and Linux WARNs at boot (topology_sane)
+#   --hmat                 ACPI HMAT (-machine hmat=on): every initiator declares
+#                          latency and bandwidth to every node.  DRAM: its own
+#                          node 80 ns / 20 GB/s, another CPU node 140 ns / 10 GB/s.
+#                          Device node k (the k-th, from 0) has a home initiator
+#                          k mod N (its SRAT/HMAT initiator= and best initiator):
+#                          from there 250 ns / 8 GB/s for even k, 400 ns / 4 GB/s
+#                          for odd k; from any other initiator 150 ns more and
+#                          half the bandwidth.  With N = 1 that is the one-initiator
+#                          table (node 1: 250/8, node 2: 400/4); with N = 2 node 2's
+#                          best initiator is node 0 and node 3's is node 1.
 #   --disk MiB             DRAM-backed scratch pmem disk on node 0 (/dev/pmem0 in
 #                          the guest, for page-cache storms; default 512, 0 = none)
-#   --private              add kmem.private_nodes=<device nodes> (patched kernels)
+#   --private              add kmem.private_nodes=<device nodes> (patched kernels;
+#                          the list itself is always passed, pnbench.devices=)
 #   --no-online            do not hot-plug the device memory (same VM shape)
 #   --online movable|kernel  zone the hot-plugged device memory goes to:
 #                          ZONE_MOVABLE (memhp_default_state=online_movable, the
@@ -34,14 +48,20 @@
 # Exit status: the guest script's status (PNBENCH-END rc=N), or 125 when the
 # guest never reached the end marker (timeout, panic, boot failure).
 #
-# Memory layout (QEMU "pc" machine; MiB):
-#   Node 0 gets D0 = max(3072, 3584 - N*S) MiB, so the guest's total RAM is
-#   >= 3.5 GiB and QEMU puts exactly the first 3 GiB below the PCI hole and
-#   the rest from 4 GiB up. NUMA nodes take guest RAM in node order, so
+# Memory layout (QEMU "pc" machine; MiB), N initiators, ndev device nodes:
+#   Node 0 gets D0 = max(3072, 3584 - (N-1)*256 - ndev*S) MiB, so the guest's
+#   total RAM is >= 3.5 GiB and QEMU puts exactly the first 3 GiB below the
+#   PCI hole and the rest from 4 GiB up. NUMA nodes take guest RAM in node
+#   order, so, with H = D0 + 1024 + (N-1)*256,
 #     node 0:  [0, 3072) and [4096, D0 + 1024)
-#     node k:  [D0 + 1024 + (k-1)*S, D0 + 1024 + k*S)      k = 1..N
+#     node j:  [D0 + 1024 + (j-1)*256, D0 + 1024 + j*256)  j = 1..N-1 (CPU nodes)
+#     node k:  [H + (k-N)*S, H + (k-N+1)*S)                  k = N..N+ndev-1
 #   i.e. every device node lies above 4 GiB on a clean, 16 MiB aligned range,
 #   away from the BIOS tables that SeaBIOS keeps in the top 128 KiB of low RAM.
+#   The other CPU nodes' DRAM needs no hiding: 256 MiB (two 128 MiB memory
+#   blocks) each, all usable, so a second initiator has local DRAM of its
+#   own (and "remote DRAM" means something in the HMAT) while the device
+#   nodes stay on the 128 MiB alignment they have with one initiator.
 #   Kernel command line:
 #     memmap=16M$<start_k>            reserve each device node's first 16 MiB so
 #                                     that adjacent pmem ranges are not merged
@@ -54,6 +74,9 @@
 #     memmap=<rest>M$<dram+disk>M     hide the remaining node-0 RAM below 3 GiB
 #     memmap=<D0-3072>M$4G            (and above 4 GiB), so that storms
 #                                     filling "all of RAM" stay cheap under TCG
+#     kmem.private_nodes=<N>-<N+ndev-1>  with --private
+#     pnbench.devices=<N>,...,<N+ndev-1> always: the device nodes, for guest
+#                                     scripts (empty without device nodes)
 #   After ndctl (devdax, align 2M) and kmem, each node gets S - 128 MiB of
 #   hot-plugged memory: the devdax data area starts past the struct-page
 #   reservation and kmem rounds to 128 MiB memory blocks.
@@ -63,7 +86,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$here/../scripts/lib.sh"
 
-kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 private=0 online=1 online_type=movable append='' hmat=0
+kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 ninit=1 private=0 online=1 online_type=movable append='' hmat=0
 script='' share='' timeout=600 log='' quiet=0 mk=()
 while (($#)); do
 	case "$1" in
@@ -72,6 +95,7 @@ while (($#)); do
 	--dev-size) dsize=$2; shift 2 ;;
 	--dram) dram=$2; shift 2 ;;
 	--cpus) cpus=$2; shift 2 ;;
+	--initiators) ninit=$2; shift 2 ;;
 	--hmat) hmat=1; shift ;;
 	--disk) disk=$2; shift 2 ;;
 	--private) private=1; shift ;;
@@ -104,44 +128,68 @@ case "$online_type" in
 movable | kernel) ;;
 *) PN_DIE_RC=2 pn_die "--online wants movable or kernel (got '$online_type')" ;;
 esac
-for v in ndev dsize dram disk cpus timeout; do
+for v in ndev dsize dram disk cpus ninit timeout; do
 	[[ "${!v}" =~ ^[0-9]+$ ]] || PN_DIE_RC=2 pn_die "--${v} wants a number (got '${!v}')"
 done
+((ninit >= 1 && ninit <= 4)) || PN_DIE_RC=2 pn_die "--initiators wants 1..4 (got $ninit)"
+((cpus >= ninit)) || PN_DIE_RC=2 pn_die "--initiators $ninit needs --cpus $ninit or more (got $cpus)"
 ((ndev == 0 || (dsize % 16 == 0 && dsize >= 256))) || PN_DIE_RC=2 pn_die "--dev-size must be a multiple of 16 MiB and >= 256"
 ((dram >= 256 && dram <= 3072 && dram % 16 == 0)) || PN_DIE_RC=2 pn_die "--dram must be a multiple of 16 within 256..3072 MiB"
 ((disk % 16 == 0 && (disk == 0 || dram + disk <= 3072 - 16))) ||
 	PN_DIE_RC=2 pn_die "--disk must be a multiple of 16 MiB and fit below 3 GiB - 16 MiB with --dram"
 
-d0=$((3584 - ndev * dsize))
+cnode=256 # usable DRAM of each CPU node after node 0 (MiB)
+d0=$((3584 - (ninit - 1) * cnode - ndev * dsize))
 ((d0 < 3072)) && d0=3072
-total=$((d0 + ndev * dsize))
+total=$((d0 + (ninit - 1) * cnode + ndev * dsize))
+first=$ninit last=$((ninit + ndev - 1)) # device nodes
 
-machine=pc ini=''
-((hmat)) && machine=pc,hmat=on ini=,initiator=0
-numa=(-object "memory-backend-ram,id=m0,size=${d0}M" -numa "node,nodeid=0,cpus=0-$((cpus - 1)),memdev=m0$ini")
+machine=pc smp=$cpus
+((hmat)) && machine=pc,hmat=on
+((ninit > 1)) && smp=$cpus,sockets=$cpus,cores=1,threads=1
+home() { echo $((($1 - first) % ninit)); } # a device node's home initiator
+numa=()
+for ((j = 0; j < ninit; j++)); do
+	lo=$((j * cpus / ninit)) hi=$(((j + 1) * cpus / ninit - 1))
+	cl=$lo
+	((hi > lo)) && cl=$lo-$hi
+	size=$cnode ini=''
+	((j == 0)) && size=$d0
+	((hmat)) && ini=,initiator=$j
+	numa+=(-object "memory-backend-ram,id=m$j,size=${size}M" -numa "node,nodeid=$j,cpus=$cl,memdev=m$j$ini")
+done
 cmd="console=ttyS0,115200 quiet log_buf_len=4M panic=-1"
 cmd+=" memhp_default_state=online_$online_type pnbench.online_type=$online_type"
 ((disk > 0)) && cmd+=" memmap=${disk}M!${dram}M"
 ((dram + disk < 3072)) && cmd+=" memmap=$((3072 - dram - disk))M\$$((dram + disk))M"
 ((d0 > 3072)) && cmd+=" memmap=$((d0 - 3072))M\$4096M"
-devlist=''
-for ((k = 1; k <= ndev; k++)); do
-	start=$((d0 + 1024 + (k - 1) * dsize))
+devlist='' devices=''
+for ((k = first; k <= last; k++)); do
+	start=$((d0 + 1024 + (ninit - 1) * cnode + (k - first) * dsize))
+	ini=''
+	((hmat)) && ini=,initiator=$(home "$k")
 	numa+=(-object "memory-backend-ram,id=m$k,size=${dsize}M" -numa "node,nodeid=$k,memdev=m$k$ini")
 	cmd+=" memmap=16M\$${start}M memmap=$((dsize - 16))M!$((start + 16))M"
+	devices+=${devices:+,}$k
 done
 if ((hmat)); then
-	for ((t = 0; t <= ndev; t++)); do
-		if ((t == 0)); then lat=80 bw=20000
-		elif ((t % 2 == 1)); then lat=250 bw=8000
-		else lat=400 bw=4000; fi
-		numa+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
-		numa+=(-numa "hmat-lb,initiator=0,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=${bw}M")
+	for ((i = 0; i < ninit; i++)); do
+		for ((t = 0; t <= last; t++)); do
+			if ((t == i)); then lat=80 bw=20000
+			elif ((t < first)); then lat=140 bw=10000
+			else
+				if (((t - first) % 2 == 0)); then lat=250 bw=8000; else lat=400 bw=4000; fi
+				(($(home "$t") == i)) || lat=$((lat + 150)) bw=$((bw / 2))
+			fi
+			numa+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat")
+			numa+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=${bw}M")
+		done
 	done
 fi
-((ndev > 0)) && devlist=1-$ndev
-((ndev == 1)) && devlist=1
+((ndev > 0)) && devlist=$first-$last
+((ndev == 1)) && devlist=$first
 ((private && ndev > 0)) && cmd+=" kmem.private_nodes=$devlist"
+cmd+=" pnbench.devices=$devices"
 ((online)) || cmd+=" pnbench.online=0"
 cmd+="$append"
 
@@ -157,11 +205,13 @@ if [[ -n "$share" ]]; then
 	extra+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host")
 fi
 
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((hmat)) && echo ", HMAT"), node0 ${d0} MiB (${dram} usable), ${ndev} device node(s) x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
+others='' # the CPU nodes after node 0
+for ((j = 1; j < ninit; j++)); do others+=${others:+,}$j; done
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 t0=$(date +%s)
 set +e
-timeout -s KILL "$timeout" "$qemu" -accel tcg -M "$machine" -cpu "${PNBENCH_QEMU_CPU:-qemu64}" -smp "$cpus" -m "${total}M" \
+timeout -s KILL "$timeout" "$qemu" -accel tcg -M "$machine" -cpu "${PNBENCH_QEMU_CPU:-qemu64}" -smp "$smp" -m "${total}M" \
 	"${numa[@]}" -kernel "$kernel" -initrd "$initrd" -append "$cmd" \
 	-nographic -no-reboot -monitor none -serial stdio "${extra[@]}" </dev/null |
 	if ((quiet)); then cat >"$log"; else tee "$log"; fi

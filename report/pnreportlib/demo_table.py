@@ -23,7 +23,7 @@ import os
 import re
 import time
 
-DEVICES = ("1", "2")
+DEVICES = ("1", "2")  # without devices= in guest.txt (pnbench.devices= of the guest)
 ROWS = [
     ("pressure", "background pressure: general pages on device nodes"),
     ("probes", "per-node kernel paths (probes)"),
@@ -60,6 +60,7 @@ class Cell:
             f = line.split()
             if f:
                 self.runs[f[0]] = dict(x.split("=", 1) for x in f[1:] if "=" in x)
+        self.devices = tuple(self.guest["devices"].split(",")) if self.guest.get("devices") else DEVICES
         model = self.info.get("model", "auto")
         self.model = self.guest.get("model", "stock") if model == "auto" else model
         self.online = self.info.get("online", "?")
@@ -124,9 +125,9 @@ def row(value, text, expected, ok, detail=None):
     return r
 
 
-def general_max(doc):
+def general_max(doc, devices=DEVICES):
     nodes = doc.get("verdict", {}).get("nodes", {})
-    vals = [nodes[n].get("general_pages_max", 0) for n in DEVICES if n in nodes]
+    vals = [nodes[n].get("general_pages_max", 0) for n in devices if n in nodes]
     return max(vals) if vals else None
 
 
@@ -134,7 +135,7 @@ def judge_pressure(cell, exp):
     doc, why = cell.run("pressure")
     if not doc:
         return row(None, why, exp, False)
-    g = general_max(doc)
+    g = general_max(doc, cell.devices)
     ws = [w for _, w in workloads(doc, "pressure")]
     ran = ws and all(w["status"] == "ok" and w["outcome"]["as_expected"] for w in ws)
     if g is None or not ran:
@@ -172,7 +173,7 @@ def judge_explicit(cell, exp):
         if w["status"] != "ok":
             return row(0, f"explicit {w['status']}: {w.get('reason')}", exp, False)
         want += int(metric(w, "pages_total"))
-        on += sum(w["placement"]["per_node"].get(n, 0) for n in DEVICES)
+        on += sum(w["placement"]["per_node"].get(n, 0) for n in cell.devices)
     ok = want > 0 and on == want
     return row(on, f"{on} of {want} pages", exp, ok)
 
@@ -227,15 +228,19 @@ def judge_exhaust(cell, exp):
                    exp, False)
     order, end = spill(w)
     oom = w["outcome"].get("oom_kills", 0)
+    devs = [int(n) for n in cell.devices]
     text = f"{arrow(order)}, " + ("no OOM" if end == "ok" and not oom else f"{end}, {oom} OOM kills")
-    detail = "preferred_many over 1,2, pages per node " + ", ".join(
+    detail = f"preferred_many over {','.join(cell.devices)}, pages per node " + ", ".join(
         f"{r['node']}: {r['pages']}" for r in table(w, "spill_order"))
     single = exhaust_point(doc, "preferred")
     if single:
         sorder, send = spill(single)
-        detail += f"; preferred on node 1 alone: {arrow(sorder)}, {send}"
-    clean = end == "ok" and not oom and order and order[-1] == 0
-    ok = clean and order == [1, 2, 0] if cell.model == "private" else clean
+        detail += f"; preferred on node {cell.devices[0]} alone: {arrow(sorder)}, {send}"
+    # ends on DRAM: any node that is not a device (node 0 alone on one initiator)
+    clean = end == "ok" and not oom and order and order[-1] not in devs
+    rest = order[len(devs):]
+    ok = (clean and order[:len(devs)] == devs and rest and not set(rest) & set(devs)
+          if cell.model == "private" else clean)
     return row(arrow(order), text, exp, bool(ok), detail)
 
 
@@ -245,19 +250,22 @@ def judge_multinode(cell, exp):
     if not doc or not edoc:
         return row(None, why or ewhy, exp, False)
     parts, short, served = [], [], True
+    devs = cell.devices
     for _, w in workloads(doc, "explicit"):
         per = w.get("placement", {}).get("per_node", {})
         end = w.get("outcome", {}).get("end", w["status"])
-        on = [int(per.get(n, 0)) for n in DEVICES]
+        on = [int(per.get(n, 0)) for n in devs]
         served &= end == "ok" and all(on) and w["placement"]["misplaced_pages"] == 0
-        parts.append(f"bind over 1,2: {end}, pages on 1: {on[0]}, on 2: {on[1]}")
-        short.append("bind " + ("1+2" if all(on) and end == "ok" else end if end != "ok" else "1 only"))
+        parts.append(f"bind over {','.join(devs)}: {end}, pages " +
+                     ", ".join(f"on {n}: {v}" for n, v in zip(devs, on)))
+        short.append("bind " + ("+".join(devs) if all(on) and end == "ok" else end if end != "ok"
+                                else f"{devs[0]} only"))
     w = exhaust_point(edoc, "preferred_many")
     if w:
         order, end = spill(w)
-        dram_at = order.index(0) if 0 in order else len(order)
-        served &= end == "ok" and {1, 2} <= set(order[:dram_at])
-        parts.append(f"preferred_many over 1,2 beyond both: {arrow(order)}, {end}")
+        dram_at = next((i for i, n in enumerate(order) if str(n) not in devs), len(order))
+        served &= end == "ok" and {int(n) for n in devs} <= set(order[:dram_at])
+        parts.append(f"preferred_many over {','.join(devs)} beyond both: {arrow(order)}, {end}")
         short.append(f"pm {arrow(order)}")
     else:
         served = False
@@ -274,7 +282,8 @@ def judge_fault(cell, exp):
     alive = f.get("holder_alive") == "1"
     off, busy = int(f.get("offlined_blocks", 0)), int(f.get("refused_blocks", 0))
     after = f.get("after", "").strip()
-    detail = (f"holder of 8192 pages bound to node 2 ({f.get('before', '').strip()}): {off} blocks "
+    node = f.get("node", "2")
+    detail = (f"holder of 8192 pages bound to node {node} ({f.get('before', '').strip()}): {off} blocks "
               f"offlined, {busy} refused, removed {f.get('removed')}, holder alive {int(alive)}, "
               f"its pages after: {after or '-'}; {f.get('offline_error', '')}")
     if not alive:
@@ -285,7 +294,7 @@ def judge_fault(cell, exp):
                    exp, gone, detail)
     if busy > 0:
         return row("refused", f"refused ({busy} busy)", exp, True, detail)
-    return row(None, "no block of node 2 was online", exp, False, detail)
+    return row(None, f"no block of node {node} was online", exp, False, detail)
 
 
 def judge_dmesg(cell, exp):
@@ -309,6 +318,8 @@ def judge(cell, wanted):
     rc = cell.exit.get("rc")
     for key, _ in ROWS:
         exp = EXPECTED[key].get(cell.model, "?")
+        if key == "exhaust" and cell.model == "private" and cell.devices != DEVICES:
+            exp = "→".join(cell.devices) + "→DRAM, no OOM"
         if key not in wanted:
             continue
         try:

@@ -33,6 +33,14 @@ for f in configs/kernels/*.json; do
 		notok "kernel $f loads" "exit $rc: $out"
 	fi
 done
+# initiators: 1 when absent, else the config's (run-guest.sh --initiators)
+out=$("$PN" testbed topology configs/topologies/reference.json 2>&1)
+out2=$("$PN" testbed topology configs/topologies/hmat.json 2>&1)
+if grep -qx 'initiators=1' <<<"$out" && grep -qx 'initiators=2' <<<"$out2"; then
+	ok "initiators: 1 by default (reference), 2 on hmat"
+else
+	notok "initiators: 1 by default (reference), 2 on hmat" "$out" "$out2"
+fi
 good='"name": "t", "cpus": 2, "dram_mib": 1024, "device_nodes": 2, "device_mib": 384, "disk_mib": 512'
 bad() { # KIND DESC JSON EXPECTED-IN-MESSAGE
 	printf '%s\n' "$3" >"$T/c.json"
@@ -55,6 +63,11 @@ bad topology "missing device_nodes" '{"name": "t", "cpus": 2, "dram_mib": 1024, 
 bad topology "DRAM + disk above 3 GiB" '{"name": "t", "cpus": 2, "dram_mib": 2048, "device_nodes": 2, "device_mib": 384, "disk_mib": 1024}' '$.disk_mib'
 bad topology "online zone unknown" "{$good, \"online\": [\"normal\"]}" '$.online'
 bad topology "hmat not a bool" "{$good, \"hmat\": 1}" '$.hmat'
+bad topology "initiators not an integer" "{$good, \"initiators\": 1.5}" '$.initiators'
+bad topology "initiators a string" "{$good, \"initiators\": \"2\"}" '$.initiators'
+bad topology "initiators 0" "{$good, \"initiators\": 0}" '$.initiators'
+bad topology "initiators above 4" '{"name": "t", "cpus": 8, "dram_mib": 1024, "device_nodes": 2, "device_mib": 384, "disk_mib": 0, "initiators": 5}' '$.initiators'
+bad topology "more initiators than cpus" "{$good, \"initiators\": 3}" '$.initiators: 3 initiators need'
 bad topology "name with a shell character" '{"name": "t;rm", "cpus": 2, "dram_mib": 1024, "device_nodes": 2, "device_mib": 384, "disk_mib": 0}' '$.name'
 bad kernel "model unknown" '{"name": "k", "kernel": "stock", "model": "other"}' '$.model'
 # shellcheck disable=SC2016 # the $(x) is the bad input
