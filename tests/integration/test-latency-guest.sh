@@ -28,7 +28,7 @@ trap 'rm -rf "$T"' EXIT
 	skipall "cannot build the guest initramfs"
 timeout -s KILL 600 qemu-system-x86_64 -accel tcg -cpu qemu64 "${PN_HMAT_QEMU_ARGS[@]}" \
 	-kernel "$kernel" -initrd "$T/initrd.gz" \
-	-append "console=ttyS0,115200 quiet panic=-1 pnbench.dmesg=0" \
+	-append "console=ttyS0,115200 quiet panic=-1 no_timer_check pnbench.dmesg=0" \
 	-nographic -no-reboot -monitor none -serial stdio </dev/null >"$T/console.log" 2>&1
 tr -d '\r' <"$T/console.log" >"$T/log"
 sed -n '/^LATENCY-JSON-BEGIN$/,/^LATENCY-JSON-END$/p' "$T/log" | sed '1d;$d' | base64 -d >"$T/run.json" 2>/dev/null
