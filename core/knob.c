@@ -65,6 +65,18 @@ int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whyl
 			return 0;
 		}
 	}
+	if (prefix(key, "private_node.")) {
+		/* private_node.<N>.<attr>: the series' per-node opt-ins */
+		const char *rest = key + strlen("private_node."), *dot = strchr(rest, '.');
+		size_t digits = strspn(rest, "0123456789");
+
+		if (!digits || dot != rest + digits || !dot[1] || strchr(dot + 1, '.') ||
+		    strchr(dot + 1, '/'))
+			goto bad;
+		snprintf(path, len, "/sys/devices/system/node/node%.*s/private/%s", (int)digits,
+			 rest, dot + 1);
+		return 0;
+	}
 	if (prefix(key, "kernel.") || prefix(key, "vm.") || prefix(key, "net.") ||
 	    prefix(key, "fs.")) {
 		char *p;
@@ -80,8 +92,9 @@ int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whyl
 bad:
 	snprintf(why, whylen,
 		 "\"%s\" is not a known knob: use a sysctl name (kernel.numa_balancing), "
-		 "thp.<file>, thp.khugepaged.<file>, weighted_interleave.<node>, zswap.<param> "
-		 "or a path under /proc/sys, /sys/kernel/mm, /sys/module",
+		 "thp.<file>, thp.khugepaged.<file>, weighted_interleave.<node>, zswap.<param>, "
+		 "private_node.<node>.<attr> or a path under /proc/sys, /sys/kernel/mm, "
+		 "/sys/module",
 		 key);
 	return -EINVAL;
 }

@@ -10,6 +10,9 @@
  *   weighted_interleave.<node>
  *                  -> /sys/kernel/mm/mempolicy/weighted_interleave/node<node>
  *   zswap.<param>  -> /sys/module/zswap/parameters/<param>
+ *   private_node.<node>.<attr>
+ *                  -> /sys/devices/system/node/node<node>/private/<attr>
+ *                  (the reference series' per-node opt-ins)
  *   an absolute path under /proc/sys, /sys/kernel/mm or /sys/module.
  * Setting one reads and keeps its old value first (for "[always] madvise
  * never" files, the bracketed choice); pn_knobs_restore() writes the old

@@ -23,31 +23,45 @@
 
 int pn_run_quiet(char *const argv[])
 {
-	int status;
+	char err[256] = "";
+	int status, pfd[2];
+	size_t got = 0;
+	ssize_t r;
 	pid_t pid;
 
+	if (pipe2(pfd, O_CLOEXEC))
+		return pn_error(-errno, "pipe: %s", strerror(errno));
 	fflush(NULL);
 	pid = fork();
-	if (pid < 0)
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
 		return pn_error(-errno, "fork: %s", strerror(errno));
+	}
 	if (pid == 0) {
 		int fd = open("/dev/null", O_RDWR);
 
-		if (fd >= 0) {
+		if (fd >= 0)
 			dup2(fd, 1);
-			dup2(fd, 2);
-		}
+		dup2(pfd[1], 2); /* its complaint, for the error message */
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	close(pfd[1]);
+	while ((r = read(pfd[0], err + got, sizeof(err) - 1 - got)) > 0 ||
+	       (r < 0 && errno == EINTR))
+		got += r > 0 ? (size_t)r : 0;
+	close(pfd[0]);
+	err[got] = '\0';
+	err[strcspn(err, "\n")] = '\0'; /* its first line */
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return pn_error(-errno, "waitpid %s: %s", argv[0], strerror(errno));
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
 		return pn_error(-ENOENT, "%s: not found (install e2fsprogs)", argv[0]);
 	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return pn_error(-EIO, "%s %s failed (status 0x%x)", argv[0], argv[1] ? argv[1] : "",
-				(unsigned)status);
+		return pn_error(-EIO, "%s %s failed (status 0x%x)%s%s", argv[0],
+				argv[1] ? argv[1] : "", (unsigned)status, *err ? ": " : "", err);
 	return 0;
 }
 

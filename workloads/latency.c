@@ -151,6 +151,17 @@ static int plan_initiators(struct pn_wl *w, struct lat_priv *p)
 	return 0;
 }
 
+/* A private node serves the buffers only after its mempolicy opt-in (the
+ * reference series): held on for the phase as a knob, restored after it. */
+static int optin(struct pn_wl *w, int n)
+{
+	char key[48], path[96];
+
+	snprintf(key, sizeof(key), "private_node.%d.mempolicy", n);
+	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/private/mempolicy", n);
+	return pn_exists(path) ? pn_wl_knob(w, key, "1") : 0;
+}
+
 static int plan_targets(struct pn_wl *w, struct lat_priv *p)
 {
 	struct pn_nodeset set;
@@ -168,6 +179,8 @@ static int plan_targets(struct pn_wl *w, struct lat_priv *p)
 				"workload latency: target node %d does not exist or has no memory",
 				n);
 		p->targets[i++] = n;
+		if (ni->has_private_memory && (ret = optin(w, n)))
+			return ret;
 	}
 	p->ntarget = i;
 	return 0;

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * test_knob.c - knob names to the files they set: every alias, absolute
+ * paths inside the allowed trees, and the names that are refused.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "knob.h"
+#include "pn.h"
+
+static void expect_path(const char *key, const char *want)
+{
+	char path[PATH_MAX], why[256] = "";
+
+	assert_int_equal(pn_knob_path(key, path, sizeof(path), why, sizeof(why)), 0);
+	assert_string_equal(path, want);
+}
+
+static void expect_refused(const char *key)
+{
+	char path[PATH_MAX], why[256] = "";
+
+	assert_int_equal(pn_knob_path(key, path, sizeof(path), why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "knob"));
+}
+
+static void test_aliases(void **state)
+{
+	(void)state;
+	expect_path("kernel.numa_balancing", "/proc/sys/kernel/numa_balancing");
+	expect_path("vm.compaction_proactiveness", "/proc/sys/vm/compaction_proactiveness");
+	expect_path("thp.enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+	expect_path("thp.khugepaged.pages_to_scan",
+		    "/sys/kernel/mm/transparent_hugepage/khugepaged/pages_to_scan");
+	expect_path("weighted_interleave.2", "/sys/kernel/mm/mempolicy/weighted_interleave/node2");
+	expect_path("zswap.enabled", "/sys/module/zswap/parameters/enabled");
+	expect_path("private_node.12.mempolicy",
+		    "/sys/devices/system/node/node12/private/mempolicy");
+	expect_path("/sys/kernel/mm/numa/demotion_enabled", "/sys/kernel/mm/numa/demotion_enabled");
+}
+
+static void test_refused(void **state)
+{
+	(void)state;
+	expect_refused("numa_balancing");
+	expect_refused("/etc/passwd");
+	expect_refused("/sys/kernel/mm/../../../etc/passwd");
+	expect_refused("thp.");
+	expect_refused("private_node.1");
+	expect_refused("private_node.x.mempolicy");
+	expect_refused("private_node.1.");
+	expect_refused("private_node.1.a.b");
+	expect_refused("private_node.1.a/b");
+	expect_refused("kernel.a/b");
+	expect_refused("");
+	expect_refused("a b");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_aliases),
+		cmocka_unit_test(test_refused),
+	};
+
+	pn_log_level = PN_LOG_QUIET;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
