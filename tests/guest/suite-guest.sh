@@ -42,6 +42,9 @@ run leak --exec $ROLE -- /usr/local/bin/pn-leak -t 4096 1 1500
 # Activity on DRAM only, ten times: exactly 0 general pages on the devices.
 # shellcheck disable=SC2086
 run quiet /guest/quiet.json $ROLE
+# The latency matrix to every node, private ones included, before any
+# opt-in by hand: the workload holds the opt-in for its phase (private only).
+[ "$MODE" = private ] && run latency /guest/latency-private.json
 [ "$MODE" = private ] && optin
 # shellcheck disable=SC2086
 run explicit /guest/explicit.json $ROLE

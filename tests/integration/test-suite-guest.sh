@@ -14,6 +14,9 @@
 # just before this one by tests/run.sh) left their results from the same
 # kernel and pnbench binary in $PNBENCH_BUILD/demo-check, those are checked
 # here instead of running them again (PNBENCH_NO_REUSE=1 runs them anyway).
+# On the private kernel the latency matrix runs to every node with no opt-in
+# by hand (the workload holds the opt-ins for its phase and restores them).
+# SUITE_KINDS="private isolate stock" (the default) picks the guests.
 # TAP output.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -67,6 +70,7 @@ boot() { # mode kernel [run-guest args]
 		--file configs/demo/interleave.json:/guest/interleave.json \
 		--file configs/demo/exhaust.json:/guest/exhaust.json \
 		--file tests/guest/exhaust-strict.json:/guest/exhaust-strict.json \
+		--file tests/guest/latency-private.json:/guest/latency-private.json \
 		"$@" >/dev/null 2>&1
 }
 rc_of() { # mode name: the run's exit status (from the demo's runs.txt when reused)
@@ -164,7 +168,7 @@ ie_checks() { # mode
 }
 # ---- end interleave and exhaust helpers ----
 
-for mode in private isolate stock; do
+for mode in ${SUITE_KINDS:-private isolate stock}; do
 	case $mode in
 	private) boot private "$patched" --private ;;
 	isolate) boot isolate "$patched" --private --append " private_node_mode=isolate" ;;
@@ -177,7 +181,7 @@ for mode in private isolate stock; do
 		continue
 	fi
 	for name in leak quiet explicit storm pressure; do
-		j=$(json_of $mode $name)
+		j=$(json_of "$mode" $name)
 		if /usr/bin/python3 results/schema/validate.py "$j" >/dev/null 2>&1; then
 			ok "[$mode] $name: run.json from the guest is valid"
 		else
@@ -185,7 +189,7 @@ for mode in private isolate stock; do
 		fi
 	done
 	lk=$T/$mode-leak.json qt=$T/$mode-quiet.json ex=$T/$mode-explicit.json st=$T/$mode-storm.json
-	lrc=$(rc_of $mode leak) qrc=$(rc_of $mode quiet) erc=$(rc_of $mode explicit) src=$(rc_of $mode storm)
+	lrc=$(rc_of "$mode" leak) qrc=$(rc_of "$mode" quiet) erc=$(rc_of "$mode" explicit) src=$(rc_of "$mode" storm)
 	leak1=$(gen_of "$lk" 1) leak2=$(gen_of "$lk" 2)
 	kinds=$(py "$lk" "max((ph['nodes']['1']['general_pages'] for p in d['points'] for i in p['iterations'] for ph in i['phases']), key=lambda g: g['total'])")
 	iters=$(per_iter "$qt") qset=$(settle_of "$qt") lset=$(settle_of "$lk")
@@ -195,7 +199,7 @@ for mode in private isolate stock; do
 	placed=$(py "$ex" 'sum(w["placement"]["intended_pages"] for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"] if w["status"]=="ok")')
 	mis=$(py "$ex" 'd["verdict"]["misplaced_pages"]')
 	gen=$(py "$st" 'max([v["general_pages_max"] for v in d["verdict"]["nodes"].values()] or [-1])')
-	if [ $mode = private ]; then
+	if [ "$mode" = private ]; then
 		expect "[private] a foreign process binding 4096 pages to node 1 (refused): 0 general pages on node 1, 0 on node 2, exit 0" \
 			"rc=$lrc node1=$leak1 node2=$leak2 $kinds" test "$lrc" = 0 -a "$leak1" = 0 -a "$leak2" = 0
 	else
@@ -210,6 +214,16 @@ for mode in private isolate stock; do
 	# of passes in the first iteration ("before/after" passes below).
 	expect "[$mode] quiet: $nq iterations, general pages on the device nodes in each: $iters, exit 0; node 1 read in $qset passes" \
 		"rc=$qrc iters=$iters" test "$qrc" = 0 -a "$nq" -ge 10 -a "$(py "$qt" "int(all(x == 0 for x in $iters))")" = 1
+	if [ "$mode" = private ]; then
+		lt=$(json_of "$mode" latency) lrc2=$(rc_of "$mode" latency)
+		lpl=$(py "$lt" "' '.join('N%s=%d' % kv for kv in sorted(d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['per_node'].items()))")
+		lmis=$(py "$lt" "d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['misplaced_pages']")
+		lkn=$(py "$lt" "' '.join('%s:%s->%s,restored=%s' % (k['key'], k['old'], k['new'], k['restored']) for k in d['points'][0]['iterations'][0]['phases'][0]['knobs'])")
+		lon=$(py "$lt" "int(all(int(n) > 0 for n in d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['per_node'].values()) and {'1', '2'} <= set(d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['per_node']))")
+		expect "[private] latency to every node with no opt-in by hand: chase buffers verified on $lpl ($lmis misplaced), opt-ins held and restored ($lkn), exit 0" \
+			"rc=$lrc2 placement=$lpl misplaced=$lmis knobs=$lkn" \
+			test "$lrc2" = 0 -a "$lon" = 1 -a "$lmis" = 0 -a "$(echo "$lkn" | grep -o 'restored=True' | wc -l)" = 2
+	fi
 	expect "[$mode] declared-explicit pages on the devices ($placed verified, $mis misplaced): $egen general pages, exit 0" \
 		"rc=$erc general=$egen placed=$placed misplaced=$mis" \
 		test "$erc" = 0 -a "$egen" = 0 -a "${placed:-0}" -gt 0 -a "$mis" = 0
@@ -234,7 +248,7 @@ for mode in private isolate stock; do
 	# the private kernel not one general page lands on nodes 1-2; on stock
 	# (nodes named) some do.  Either way the pressure itself happened as
 	# declared: its checks pass and it says what it did.
-	pj=$T/$mode-pressure.json prc=$(rc_of $mode pressure)
+	pj=$T/$mode-pressure.json prc=$(rc_of "$mode" pressure)
 	pgen=$(py "$pj" 'max([v["general_pages_max"] for v in d["verdict"]["nodes"].values()] or [-1])')
 	pdid=$(py "$pj" '" ".join("%s=%d" % (m["name"] + "".join("." + v for v in m["labels"].values()), m["value"]) for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"] if w["workload"] == "pressure" for m in w["metrics"] if m["name"] in ("bytes", "bytes_read", "files_created", "sockets", "compaction_runs") or m["labels"].get("counter") == "numa_pte_updates")')
 	pchk=$(py "$pj" 'sum(1 for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"] if w["workload"] == "pressure" for c in w["checks"] if not c["pass"])')
