@@ -65,14 +65,27 @@ def _isolation_title(run, by_phase):
         f"node {n}: {units.num(int(v))} pages" for n, v in bad)
 
 
+def _pass_text(v, judged):
+    """PASS with 0 general pages, or within a threshold above 0: say which."""
+    nodes = v.get("nodes") or {}
+    seen = {n: int((nodes.get(n) or {}).get("general_pages_max", 0) or 0) for n in judged}
+    thr = (v.get("thresholds") or {}).get("general_pages", 0)
+    s = "s " if len(judged) > 1 else " "
+    if not any(seen.values()):
+        return "Verdict: PASS — no general allocation on private node" + s + ", ".join(judged) + \
+            ", explicit pages where asked"
+    return ("Verdict: PASS — general pages on private node" + s
+            + ", ".join(f"{n}: {seen[n]}" for n in judged)
+            + f", within the run's threshold of {thr} page{'s' if thr != 1 else ''}; explicit pages where asked")
+
+
 def section_verdict(page, run):
     v = run.doc["verdict"]
     res = v.get("result", "?")
     cls = {"pass": "pass", "fail": "fail"}.get(res, "warn")
     judged = sorted(v.get("nodes") or {}, key=int)
     ch = v.get("checks") or {}
-    text = {"pass": ("Verdict: PASS — no general allocation on private node" + ("s " if len(judged) > 1 else " ")
-                     + ", ".join(judged) + ", explicit pages where asked" if judged else
+    text = {"pass": (_pass_text(v, judged) if judged else
                      f"Verdict: PASS — {ch.get('passed', 0)} of {ch.get('total', 0)} workload checks passed; "
                      "no private node was judged (none in this run's roles)"),
             "fail": "Verdict: FAIL",
