@@ -98,6 +98,10 @@ struct pn_wl {
 	double max_mem_share;	     /* suite limit (limits.max_mem_share), 0 = none */
 	/* needs, declared by setup() */
 	uint64_t mem_bytes; /* memory it will take (checked against the suite budget) */
+	/* of that, anonymous memory on the general (non-private) nodes that only
+	 * swap could reclaim: the phase's sum must fit in what general
+	 * allocations can use (MemAvailable less the private nodes' free) */
+	uint64_t general_anon_bytes;
 	uint64_t memory_max, memory_high; /* limits for its cgroup leaf (the config's win) */
 	size_t nknobs;
 	struct pn_wl_knob knobs[PN_WL_MAX_KNOBS];

@@ -305,6 +305,7 @@ static int pressure_setup(struct pn_wl *w)
 			       "(MemAvailable less the private nodes' free memory)",
 			       (unsigned long long)(p->anon_bytes >> 20), share * 100,
 			       (unsigned long long)(p->general_bytes >> 20));
+	w->general_anon_bytes = p->anon_bytes;
 	if (!ret)
 		ret = ask_knobs(w, p);
 	if (!ret && (p->kinds & FS_KINDS))

@@ -61,7 +61,7 @@ boot() { # mode kernel [run-guest args]
 	shift 2
 	reusable "$mode" "$kernel" && skip=$REUSE
 	printf 'MODE=%s\nSKIP="%s"\n' "$mode" "$skip" >"$T/env-$mode"
-	"$KS/qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 --dram 1024 \
+	"$KS/qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 384 --dram 1024 \
 		--disk 1536 --cpus 2 --timeout 720 --quiet --log "$T/$mode.log" \
 		--script tests/guest/suite-guest.sh --add "$PN" --add "$T/pn-e2e-test" --add "$T/pn-leak" \
 		--file "$T/env-$mode:/guest/suite.env" --file tests/guest/explicit.json:/guest/explicit.json \
