@@ -151,7 +151,13 @@ $(O)/bench/%: tests/bench/%.c $(LIB)
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
 
-check: all
+# check, demo and bench re-read this Makefile in a sub-make: in one command
+# line with deps (`make deps kernels check` on a fresh machine) it was read
+# before deps built libperf, and the suite would be built without the perf
+# collector.
+check:
+	$(MAKE) --no-print-directory check-now
+check-now: all
 	tests/run.sh $(O)
 
 # The main job: run a suite config (default: the smoke suite) and print its verdict.
@@ -162,10 +168,14 @@ run: all
 # The main command: the QEMU testbed under stock, isolate and private kernels,
 # one truth table (scripts/demo.sh; DEMOFLAGS="--topology T --kernels ..."),
 # KERNEL=path/to/bzImage for a user's own build.
-demo: all
+demo:
+	$(MAKE) --no-print-directory demo-now
+demo-now: all
 	PNBENCH_BIN=$(O)/pnbench O=$(O) $(O)/pnbench demo $(DEMOFLAGS)
 
-bench: all
+bench:
+	$(MAKE) --no-print-directory bench-now
+bench-now: all
 	$(O)/pnbench bench collectors
 	$(O)/bench/faultin
 
@@ -231,4 +241,4 @@ PREFIX ?= /usr/local
 clean:
 	rm -rf $(O)
 
-.PHONY: perf-tests perf-check perf-bench all check run demo bench fuzz fuzz-build lint deps kernels lint-patches check-bisect selftests install clean
+.PHONY: perf-tests perf-check perf-bench all check check-now run demo demo-now bench bench-now fuzz fuzz-build lint deps kernels lint-patches check-bisect selftests install clean

@@ -73,4 +73,11 @@ SH
 printf 'V := $(shell $(MAKE) -s -C tree kernelversion)\nW := $(shell make --no-print-directory -s -C t kernelversion)\n' >"$T/Makefile"
 t "lint: captures without the flag are reported as FILE:LINE" \
 	"! scripts/lint-make-captures.sh '$T/bad.sh' '$T/Makefile' >'$T/log' 2>&1 && [ \"\$(grep -c '^$T/' '$T/log')\" -eq 4 ] && grep -q '^$T/bad.sh:4:' '$T/log' && grep -q '^$T/bad.sh:5:' '$T/log' && grep -q '^$T/bad.sh:6:' '$T/log' && grep -q '^$T/Makefile:1:' '$T/log'"
+# `make deps kernels check` on a fresh machine reads the Makefile before
+# deps builds libperf: check, demo and bench re-read it in a sub-make, or the
+# suite would be built (and tested) without the perf collector.
+for goal in check demo bench; do
+	t "make $goal re-reads the Makefile after deps (sub-make $goal-now)" \
+		"make -C '$ROOT' -n --no-print-directory $goal >'$T/mk-$goal' 2>&1; head -n 1 '$T/mk-$goal' | grep -qx 'make --no-print-directory $goal-now'"
+done
 echo "1..$n"

@@ -216,10 +216,12 @@ for mode in ${SUITE_KINDS:-private isolate stock}; do
 		"rc=$qrc iters=$iters" test "$qrc" = 0 -a "$nq" -ge 10 -a "$(py "$qt" "int(all(x == 0 for x in $iters))")" = 1
 	if [ "$mode" = private ]; then
 		lt=$(json_of "$mode" latency) lrc2=$(rc_of "$mode" latency)
-		lpl=$(py "$lt" "' '.join('N%s=%d' % kv for kv in sorted(d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['per_node'].items()))")
-		lmis=$(py "$lt" "d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['misplaced_pages']")
-		lkn=$(py "$lt" "' '.join('%s:%s->%s,restored=%s' % (k['key'], k['old'], k['new'], k['restored']) for k in d['points'][0]['iterations'][0]['phases'][0]['knobs'])")
-		lon=$(py "$lt" "int(all(int(n) > 0 for n in d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['per_node'].values()) and {'1', '2'} <= set(d['points'][0]['iterations'][0]['phases'][0]['workloads'][0]['placement']['per_node']))")
+		ph0="d['points'][0]['iterations'][0]['phases'][0]"
+		pn="${ph0}['workloads'][0]['placement']"
+		lpl=$(py "$lt" "' '.join('N%s=%d' % kv for kv in sorted(${pn}['per_node'].items()))")
+		lmis=$(py "$lt" "${pn}['misplaced_pages']")
+		lkn=$(py "$lt" "' '.join('%s:%s->%s,restored=%s' % (k['key'], k['old'], k['new'], k['restored']) for k in ${ph0}['knobs'])")
+		lon=$(py "$lt" "int(all(int(n) > 0 for n in ${pn}['per_node'].values()) and {'1', '2'} <= set(${pn}['per_node']))")
 		expect "[private] latency to every node with no opt-in by hand: chase buffers verified on $lpl ($lmis misplaced), opt-ins held and restored ($lkn), exit 0" \
 			"rc=$lrc2 placement=$lpl misplaced=$lmis knobs=$lkn" \
 			test "$lrc2" = 0 -a "$lon" = 1 -a "$lmis" = 0 -a "$(echo "$lkn" | grep -o 'restored=True' | wc -l)" = 2
