@@ -156,7 +156,7 @@ static cJSON *active_pressure(const cJSON *ph)
 			const cJSON *x;
 			bool seen = false;
 
-			if (strcmp(str_of(m, "name"), "active") || !*kind ||
+			if (strcmp(str_of(m, "name"), "active") != 0 || !*kind ||
 			    !cJSON_IsNumber(cJSON_GetObjectItem(m, "value")) ||
 			    cJSON_GetObjectItem(m, "value")->valuedouble <= 0)
 				continue;

@@ -223,7 +223,7 @@ EOF
 "$PN" run "$T/where.json" -o "$T/where" >/dev/null 2>&1
 rc=$?
 vw='d["verdict"]["nodes"]["0"]["worst"]'
-w=$(json "$T/where/run.json" "$vw[\"phase\"] + \" \" + \",\".join($vw[\"pressure_active\"]) + \" \" + str(int($vw[\"kinds\"].get(\"anon\", 0)))")
+w=$(json "$T/where/run.json" "${vw}[\"phase\"] + \" \" + \",\".join(${vw}[\"pressure_active\"]) + \" \" + str(int(${vw}[\"kinds\"].get(\"anon\", 0)))")
 why=$(json "$T/where/run.json" 'd["verdict"]["reasons"][0]')
 read -r wph wact wanon <<<"$w"
 expect "a failed verdict names the phase of the worst general pages and the pressure active there: $why" \
