@@ -82,6 +82,15 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(O)/tests/%)
 BENCH_SRC := $(sort $(wildcard tests/bench/*.c))
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(O)/bench/%)
 
+# Without libperf and libtraceevent the perf collector builds as a stub that
+# says why it is unavailable; its tests, benchmark and fuzz target need them.
+# (before `all`: its prerequisites are expanded when make reads it)
+ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
+UNIT_BIN := $(filter-out $(O)/tests/test_perf%,$(UNIT_BIN))
+TOOL_BIN := $(filter-out $(O)/tests/perf%,$(TOOL_BIN))
+BENCH_BIN := $(filter-out $(O)/bench/perf%,$(BENCH_BIN))
+endif
+
 all: $(O)/pnbench $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
 
 # The registries are generated from the file names: one workload or
@@ -103,14 +112,6 @@ $(LIB): $(LIB_OBJ)
 
 $(O)/pnbench: $(O)/core/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PN_LIBS)
-
-# Without libperf and libtraceevent the perf collector builds as a stub that
-# says why it is unavailable; its tests, benchmark and fuzz target need them.
-ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
-UNIT_BIN := $(filter-out $(O)/tests/test_perf%,$(UNIT_BIN))
-TOOL_BIN := $(filter-out $(O)/tests/perf%,$(TOOL_BIN))
-BENCH_BIN := $(filter-out $(O)/bench/perf%,$(BENCH_BIN))
-endif
 
 # The perf collector's tests, tools and benchmark link the core library
 # (with libperf/libtraceevent in PN_LIBS).

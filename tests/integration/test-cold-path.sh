@@ -80,4 +80,9 @@ for goal in check demo bench; do
 	t "make $goal re-reads the Makefile after deps (sub-make $goal-now)" \
 		"make -C '$ROOT' -n --no-print-directory $goal >'$T/mk-$goal' 2>&1; head -n 1 '$T/mk-$goal' | grep -qx 'make --no-print-directory $goal-now'"
 done
+# Without libperf (NO_LIBPERF=1, or a first read before deps built it) the
+# suite still builds: the perf collector's tests and benchmark are left out
+# of `all` before make reads its prerequisites.
+t "make NO_LIBPERF=1 all builds without the perf collector's tests and benchmark" \
+	"make -C '$ROOT' -j2 --no-print-directory NO_LIBPERF=1 O='$T/nolp' all >'$T/log' 2>&1 && [ -x '$T/nolp/pnbench' ] && [ ! -e '$T/nolp/bench/perfbench' ]"
 echo "1..$n"
