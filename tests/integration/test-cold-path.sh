@@ -35,7 +35,9 @@ fake_tree "$T/ksrc-old" 1
 # shellcheck disable=SC2016 # make syntax, for make to expand
 printf 'all:\n\t@echo "MAKEFLAGS=[$$MAKEFLAGS]" >&2; $(GETBASE) stock >$(OUT)\n' >"$T/parent.mk"
 under_make() { # CACHE KSRC OUT
-	PNBENCH_CACHE=$1 KSRC=$2 make -w -s -f "$T/parent.mk" \
+	# its own parent make, whatever make runs this test (tests/run.sh under
+	# `make check` passes MAKEFLAGS with --no-print-directory)
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL PNBENCH_CACHE="$1" KSRC="$2" make -w -s -f "$T/parent.mk" \
 		GETBASE="$ROOT/kernel-series/scripts/get-base.sh" OUT="$3" >/dev/null
 }
 
