@@ -29,7 +29,6 @@
 
 #include "phase.h"
 #include "placement.h"
-#include "stress.h"
 
 /* ------------------------------------------------------------- set up */
 
@@ -99,76 +98,6 @@ static void slot_init(struct phase *p, struct slot *s, const struct pn_config_wl
 		}
 	}
 	s->setup_ok = true;
-}
-
-/* Every workload of the phase together within limits.max_mem_share. */
-/* Refuse every workload of the phase that takes memory, for one reason. */
-static void refuse_all(struct phase *p, const char *why)
-{
-	for (size_t i = 0; i < p->nslots; i++) {
-		struct slot *s = &p->slots[i];
-
-		if (!s->setup_ok || !s->w.mem_bytes)
-			continue;
-		s->setup_ok = false;
-		snprintf(s->why, sizeof(s->why), "%s", why);
-	}
-}
-
-/*
- * Anonymous memory on general nodes, held by the phase's workloads together
- * (foreground and background), against what general allocations can use:
- * each workload checks its own, but two that each fit can together exceed
- * DRAM on a private-node kernel, where MemAvailable no longer stretches onto
- * the devices, and without swap that is an OOM of the machine.
- */
-static void check_general_anon(struct phase *p, double share)
-{
-	uint64_t sum = 0, general, private_free;
-	char why[256];
-
-	for (size_t i = 0; i < p->nslots; i++)
-		if (p->slots[i].setup_ok)
-			sum += p->slots[i].w.general_anon_bytes;
-	if (!sum || pn_general_available(&p->r->topo, &general, &private_free))
-		return;
-	if (sum <= (uint64_t)((double)general * share))
-		return;
-	pn_error(-ENOMEM,
-		 "the phase's workloads together hold %llu MiB of anonymous memory on general "
-		 "nodes, over %.0f%% of the %llu MiB general allocations can use (MemAvailable "
-		 "less %llu MiB free on private nodes)",
-		 (unsigned long long)(sum >> 20), share * 100, (unsigned long long)(general >> 20),
-		 (unsigned long long)(private_free >> 20));
-	snprintf(why, sizeof(why),
-		 "refused: the phase's workloads together hold %llu MiB of anonymous memory on "
-		 "general nodes, over %.0f%% of what general allocations can use",
-		 (unsigned long long)(sum >> 20), share * 100);
-	refuse_all(p, why);
-}
-
-static void check_budget(struct phase *p)
-{
-	uint64_t sum = 0;
-	char why[256];
-	double share = p->r->c0->max_mem_share > 0 ? p->r->c0->max_mem_share : 0.9;
-
-	for (size_t i = 0; i < p->nslots; i++)
-		if (p->slots[i].setup_ok)
-			sum += p->slots[i].w.mem_bytes;
-	/* Against MemAvailable with the private nodes' free memory counted in
-	 * (pn_mem_available(): the same figure on every kernel).  Workloads
-	 * whose memory is not reclaimable size themselves without it, see
-	 * pressure.c; pn_mem_guard_except() takes nodes out. */
-	if (sum && pn_mem_guard(sum, share, "the phase's workloads together")) {
-		snprintf(why, sizeof(why),
-			 "refused: the phase's workloads together need %llu MiB, over %.0f%% of "
-			 "MemAvailable (limits.max_mem_share)",
-			 (unsigned long long)(sum >> 20), share * 100);
-		refuse_all(p, why);
-		return;
-	}
-	check_general_anon(p, share);
 }
 
 static int set_knobs(struct phase *p)
@@ -617,7 +546,7 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 	for (size_t i = 0; i < p.nslots; i++)
 		slot_init(&p, &p.slots[i], i < p.nbg ? &c->background[i] : &p.ph->wl[i - p.nbg],
 			  i < p.nbg, p.flags ? &p.flags[i] : NULL);
-	check_budget(&p);
+	pn_phase_check_budget(&p);
 	ret = set_knobs(&p);
 	if (!ret) {
 		make_leaves(&p);

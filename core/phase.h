@@ -50,6 +50,10 @@ struct phase {
 	uint64_t t0, t1;
 };
 
+/* phase_budget.c: refuses (setup_ok false, why set) the workloads that
+ * take memory when the phase's together would not fit */
+void pn_phase_check_budget(struct phase *p);
+
 /* phase_json.c */
 bool pn_phase_end_matches(const char *expect, enum pn_end e);
 void pn_phase_explain(struct phase *p);
