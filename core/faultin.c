@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "faultin.h"
@@ -13,6 +14,11 @@
 #endif
 
 const char *const pn_fault_names[] = { "populate", "write", NULL };
+
+enum pn_fault_mode pn_fault_mode_of(const char *name)
+{
+	return strcmp(name, pn_fault_names[PN_FAULT_WRITE]) ? PN_FAULT_POPULATE : PN_FAULT_WRITE;
+}
 
 static void write_pages(void *addr, size_t len, size_t page_bytes)
 {

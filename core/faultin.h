@@ -19,6 +19,8 @@ enum pn_fault_mode {
 
 /* "populate", "write", NULL: the option's values, in enum order. */
 extern const char *const pn_fault_names[];
+/* The mode an option value names ("write"; anything else, populate). */
+enum pn_fault_mode pn_fault_mode_of(const char *name);
 
 /*
  * Fault [addr, addr + len) in.  With PN_FAULT_POPULATE on a kernel without

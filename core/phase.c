@@ -89,11 +89,8 @@ static void slot_init(struct phase *p, struct slot *s, const struct pn_config_wl
 		rc = cw->ops->setup(&s->w);
 		if (rc) {
 			/* the setup's own message names what failed */
-			if (*pn_last_error())
-				snprintf(s->why, sizeof(s->why), "setup failed: %s",
-					 pn_last_error());
-			else
-				snprintf(s->why, sizeof(s->why), "setup failed: %s", strerror(-rc));
+			snprintf(s->why, sizeof(s->why), "setup failed: %s",
+				 *pn_last_error() ? pn_last_error() : strerror(-rc));
 			return;
 		}
 	}

@@ -4,13 +4,11 @@
  * of them within limits.max_mem_share of MemAvailable, and their anonymous
  * memory on general nodes within what general allocations can use.
  */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "phase.h"
 #include "placement.h"
-#include "stress.h"
 
 /* Refuse every workload of the phase that takes memory, for one reason. */
 static void refuse_all(struct phase *p, const char *why)
@@ -34,22 +32,17 @@ static void refuse_all(struct phase *p, const char *why)
  */
 static void check_general_anon(struct phase *p, double share)
 {
-	uint64_t sum = 0, general, private_free;
+	uint64_t sum = 0;
 	char why[256];
 
 	for (size_t i = 0; i < p->nslots; i++)
 		if (p->slots[i].setup_ok)
 			sum += p->slots[i].w.general_anon_bytes;
-	if (!sum || pn_general_available(&p->r->topo, &general, &private_free))
+	if (!sum ||
+	    !pn_mem_guard_except(sum, share, &p->r->topo.with_private_memory,
+				 "the phase's workloads' anonymous memory on general nodes "
+				 "together (MemAvailable less the private nodes' free memory)"))
 		return;
-	if (sum <= (uint64_t)((double)general * share))
-		return;
-	pn_error(-ENOMEM,
-		 "the phase's workloads together hold %llu MiB of anonymous memory on general "
-		 "nodes, over %.0f%% of the %llu MiB general allocations can use (MemAvailable "
-		 "less %llu MiB free on private nodes)",
-		 (unsigned long long)(sum >> 20), share * 100, (unsigned long long)(general >> 20),
-		 (unsigned long long)(private_free >> 20));
 	snprintf(why, sizeof(why),
 		 "refused: the phase's workloads together hold %llu MiB of anonymous memory on "
 		 "general nodes, over %.0f%% of what general allocations can use",

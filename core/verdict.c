@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "account.h"
 #include "runner.h"
 
 static const char *str_of(const cJSON *o, const char *key)
@@ -175,8 +176,6 @@ static cJSON *active_pressure(const cJSON *ph)
  */
 static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size_t len)
 {
-	static const char *const kinds[] = { "anon",	    "file",    "slab", "kernel_stack",
-					     "page_tables", "hugetlb", "other" };
 	cJSON *wj, *kj, *act, *x;
 	struct worst w;
 	size_t off;
@@ -195,14 +194,14 @@ static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size
 	off = (size_t)snprintf(txt, len, "; worst in phase \"%s\" (point %d, iteration %d):",
 			       str_of(w.ph, "name"), cJSON_GetObjectItem(w.pt, "index")->valueint,
 			       cJSON_GetObjectItem(w.it, "index")->valueint);
-	for (size_t k = 0; k < PN_ARRAY_SIZE(kinds); k++) {
-		const cJSON *v = cJSON_GetObjectItem(w.gp, kinds[k]);
+	for (size_t k = 0; k < PN_NKINDS; k++) {
+		const cJSON *v = cJSON_GetObjectItem(w.gp, pn_kind_names[k]);
 
 		if (!cJSON_IsNumber(v) || v->valuedouble <= 0)
 			continue;
-		cJSON_AddNumberToObject(kj, kinds[k], v->valuedouble);
+		cJSON_AddNumberToObject(kj, pn_kind_names[k], v->valuedouble);
 		if (off < len)
-			off += (size_t)snprintf(txt + off, len - off, " %s %.0f", kinds[k],
+			off += (size_t)snprintf(txt + off, len - off, " %s %.0f", pn_kind_names[k],
 						v->valuedouble);
 	}
 	act = active_pressure(w.ph);

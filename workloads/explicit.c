@@ -161,8 +161,7 @@ static int explicit_setup(struct pn_wl *w)
 	p->size_bytes = pn_param_size(&w->params, "size");
 	p->chunk_bytes = pn_param_size(&w->params, "chunk");
 	p->touch = pn_param_bool(&w->params, "touch");
-	p->fault = strcmp(pn_param_str(&w->params, "fault"), "write") ? PN_FAULT_POPULATE
-								      : PN_FAULT_WRITE;
+	p->fault = pn_fault_mode_of(pn_param_str(&w->params, "fault"));
 	p->verify = pn_param_bool(&w->params, "verify");
 	snprintf(p->nodes_str, sizeof(p->nodes_str), "%s", pn_param_str(&w->params, "nodes"));
 

@@ -192,8 +192,7 @@ static int interleave_setup(struct pn_wl *w)
 	p->page_bytes = psz > 0 ? (size_t)psz : 4096;
 	p->size_bytes = pn_param_size(&w->params, "size");
 	p->thp = pn_param_bool(&w->params, "thp");
-	p->fault = strcmp(pn_param_str(&w->params, "fault"), "write") ? PN_FAULT_POPULATE
-								      : PN_FAULT_WRITE;
+	p->fault = pn_fault_mode_of(pn_param_str(&w->params, "fault"));
 	p->weighted = !strcmp(pn_param_str(&w->params, "policy"), "weighted_interleave");
 	snprintf(p->nodes_str, sizeof(p->nodes_str), "%s", pn_param_str(&w->params, "nodes"));
 	if (w->max_mem_share > 0.0 && w->max_mem_share < share)

@@ -23,6 +23,7 @@
 
 #include "chase.h"
 #include "hmat.h"
+#include "knob.h"
 #include "membw.h"
 #include "nodebuf.h"
 #include "placement.h"
@@ -155,11 +156,12 @@ static int plan_initiators(struct pn_wl *w, struct lat_priv *p)
  * reference series): held on for the phase as a knob, restored after it. */
 static int optin(struct pn_wl *w, int n)
 {
-	char key[48], path[96];
+	char key[48], path[PATH_MAX], why[256];
 
 	snprintf(key, sizeof(key), "private_node.%d.mempolicy", n);
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/private/mempolicy", n);
-	return pn_exists(path) ? pn_wl_knob(w, key, "1") : 0;
+	if (pn_knob_path(key, path, sizeof(path), why, sizeof(why)) || !pn_exists(path))
+		return 0; /* a kernel without the series' opt-in file */
+	return pn_wl_knob(w, key, "1");
 }
 
 static int plan_targets(struct pn_wl *w, struct lat_priv *p)
