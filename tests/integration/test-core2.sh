@@ -133,8 +133,15 @@ EOF
 	sed 's/ITER/500/' "$T/knob.json" >"$T/knob2.json"
 	"$PN" run "$T/knob2.json" -o "$T/knob2" >/dev/null 2>&1 &
 	pid=$!
-	for _ in $(seq 50); do [ "$(cat /proc/sys/vm/stat_interval)" = "$new" ] && break; sleep 0.1; done
-	during=$(cat /proc/sys/vm/stat_interval)
+	# One read per poll, kept: the knob is set at each iteration's phase
+	# start and restored at its end, so a second read after the loop can
+	# fall between two iterations and see the old value.
+	during=
+	for _ in $(seq 50); do
+		during=$(cat /proc/sys/vm/stat_interval)
+		[ "$during" = "$new" ] && break
+		sleep 0.1
+	done
 	kill -INT $pid
 	wait $pid
 	rc=$?
@@ -151,7 +158,11 @@ cat >"$T/ts.json" <<'EOF'
 EOF
 "$PN" run "$T/ts.json" -o "$T/ts" >/dev/null 2>&1 &
 pid=$!
-sleep 3
+# Kill once the series has rows on disk (a fixed delay raced a slow start).
+for _ in $(seq 100); do
+	[ -f "$T/ts/vmstat.csv" ] && [ "$(wc -l <"$T/ts/vmstat.csv")" -gt 12 ] && break
+	sleep 0.1
+done
 kill -9 $pid
 wait $pid 2>/dev/null
 rows=$(($(wc -l <"$T/ts/vmstat.csv") - 1))

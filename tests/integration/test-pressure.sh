@@ -51,8 +51,17 @@ cat >"$T/p.json" <<EOF
     "files": 500, "depth": 3, "image_dir": "$T/img"}}],
  "thresholds": {"general_pages": 0, "misplaced_pages": 0}}
 EOF
-# Sample the knob while the phase runs.
-( sleep 1; cat $nb 2>/dev/null >"$T/nb-during" ) &
+# Sample the knob while the phase runs: poll until the phase has set it (a
+# fixed delay raced the scratch filesystem's setup on a loaded machine), one
+# read per poll, kept.
+(
+	for _ in $(seq 100); do
+		v=$(cat $nb 2>/dev/null)
+		[ "$v" = 1 ] && break
+		sleep 0.05
+	done
+	echo "$v" >"$T/nb-during"
+) &
 "$PN" run -o "$T/r" "$T/p.json" >"$T/r.out" 2>"$T/r.err"
 rc=$?
 wait
