@@ -165,6 +165,8 @@ static int read_once(const struct pn_nodeset *nodes, bool refresh, struct zsum *
 		pn_stat_refresh();
 	t = pn_now_ns();
 	ret = read_zoneinfo(nodes, z);
+	if (ret && !*pn_last_error())
+		return pn_error(ret, "%s/proc/zoneinfo: %s", pn_sysroot(), strerror(-ret));
 	if (ret)
 		return ret;
 	pn_nodeset_for_each (n, nodes) {
@@ -358,7 +360,8 @@ static cJSON *read_json(const struct pn_node_read *r, const struct pn_nodemem *m
 	cJSON_AddNumberToObject(o, "total_pages", (double)total_pages);
 	cJSON_AddNumberToObject(o, "used_pages", (double)r->used);
 	cJSON_AddNumberToObject(o, "pcp_pages", (double)r->pcp);
-	cJSON_AddBoolToObject(o, "settled", !r->unsettled);
+	cJSON_AddBoolToObject(o, "readable", !r->failed);
+	cJSON_AddBoolToObject(o, "settled", !r->unsettled && !r->failed);
 	cJSON_AddNumberToObject(o, "passes", r->passes);
 	if (r->pcp_moved >= 0)
 		cJSON_AddNumberToObject(o, "pcp_moved_pages", (double)r->pcp_moved);

@@ -54,6 +54,7 @@ struct pn_node_read {
 	int64_t kinds[PN_NKINDS]; /* sum == used */
 	int passes;		  /* stat_refresh + zoneinfo passes it took */
 	bool unsettled;		  /* never settled: taken while the node was busy */
+	bool failed;		  /* the counters could not be read: no reading */
 };
 
 /*

@@ -311,11 +311,51 @@ static int parse_limits(struct parser *ps, const cJSON *v)
 	return 0;
 }
 
+/* "verdict": {"require": ["events"]}: the sources the verdict must have. */
+static int parse_verdict(struct parser *ps, const cJSON *v)
+{
+	static const char *const keys[] = { "require", NULL };
+	const cJSON *req, *e;
+	int ret, i = 0;
+
+	ps->tmpl.require_events = false;
+	if (!v)
+		return 0;
+	ret = pn_cfg_get_object(ps, v, "$.verdict");
+	if (!ret)
+		ret = pn_cfg_check_keys(ps, v, "$.verdict", keys);
+	if (ret)
+		return ret;
+	req = pn_cfg_field(v, "require");
+	if (!req)
+		return 0;
+	if (!cJSON_IsArray(req))
+		return pn_cfg_perr(ps, "$.verdict.require",
+				   "must be an array of sources (\"events\"), not %s",
+				   pn_json_type_name(req));
+	cJSON_ArrayForEach (e, req) {
+		char path[48], q[96];
+
+		snprintf(path, sizeof(path), "$.verdict.require[%d]", i++);
+		if (!cJSON_IsString(e))
+			return pn_cfg_perr(ps, path, "must be a source name (\"events\"), not %s",
+					   pn_json_type_name(e));
+		if (strcmp(e->valuestring, "events") != 0)
+			return pn_cfg_perr(ps, path, "unknown source \"%s\" (known: events)",
+					   pn_cfg_clean(e->valuestring, q, sizeof(q)));
+		ps->tmpl.require_events = true;
+	}
+	if (ps->tmpl.require_events && ps->tmpl.events_off)
+		return pn_cfg_perr(ps, "$.verdict.require",
+				   "requires events, but $.collectors.events is \"off\"");
+	return 0;
+}
+
 static int parse_top(struct parser *ps)
 {
 	static const char *const keys[] = {
-		"name",	  "description", "nodes",      "iterations", "collectors",
-		"phases", "background",	 "thresholds", "limits",     NULL,
+		"name",	      "description", "nodes",	 "iterations", "collectors", "phases",
+		"background", "thresholds",  "limits", "verdict",    NULL,
 	};
 	const cJSON *r = ps->root, *v;
 	int64_t it = 1;
@@ -359,6 +399,8 @@ static int parse_top(struct parser *ps)
 	ret = parse_thresholds(ps, pn_cfg_field(r, "thresholds"));
 	if (!ret)
 		ret = parse_limits(ps, pn_cfg_field(r, "limits"));
+	if (!ret)
+		ret = parse_verdict(ps, pn_cfg_field(r, "verdict"));
 	return ret;
 }
 

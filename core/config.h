@@ -49,6 +49,7 @@ struct pn_config_coll {
 	const struct pn_collector *ops;
 	struct cJSON *params;
 	uint64_t interval_ms;
+	bool automatic; /* added by "events": "auto", not listed in the config */
 };
 
 struct pn_config {
@@ -68,6 +69,11 @@ struct pn_config {
 	size_t ncoll;
 	struct pn_config_coll *coll;
 	uint64_t interval_ms; /* default collector interval */
+	/* "collectors": {"events": "auto" | "off"}: auto runs the event
+	 * collector (perf) where the kernel allows it, listed or not */
+	bool events_off;
+	/* "verdict": {"require": ["events"]}: without events, inconclusive */
+	bool require_events;
 	/* thresholds for the verdict: exceeded -> exit 1 */
 	int64_t max_general_pages;   /* per private node, default 0 */
 	int64_t max_misplaced_pages; /* explicit pages not on the intended nodes, default -1 =

@@ -41,6 +41,7 @@ struct raw_ent {
 	const cJSON *params;  /* raw, may be NULL */
 	char jpath[128];      /* of the entry: "$.phases[0].workloads[1]" */
 	uint64_t interval_ms; /* collectors only */
+	bool automatic;	      /* collectors only: added by "events": "auto" */
 	/* workloads only: "expect", "timeout", "cgroup" */
 	const char *expect;
 	uint64_t timeout_ms, memory_max, memory_high;

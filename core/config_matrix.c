@@ -249,9 +249,14 @@ static cJSON *resolved_json(const struct pn_config *c)
 	cJSON_AddNumberToObject(r, "iterations", c->iterations);
 	o = cJSON_AddObjectToObject(r, "collectors");
 	cJSON_AddNumberToObject(o, "interval", (double)c->interval_ms);
+	cJSON_AddStringToObject(o, "events", c->events_off ? "off" : "auto");
 	a = cJSON_AddArrayToObject(o, "enabled");
 	for (size_t i = 0; i < c->ncoll; i++) {
-		cJSON *e = cJSON_CreateObject();
+		cJSON *e;
+
+		if (c->coll[i].automatic)
+			continue; /* "events": "auto" adds it again */
+		e = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(e, "name", c->coll[i].ops->name);
 		cJSON_AddNumberToObject(e, "interval", (double)c->coll[i].interval_ms);
@@ -283,6 +288,10 @@ static cJSON *resolved_json(const struct pn_config *c)
 	cJSON_AddNumberToObject(o, "misplaced_pages", (double)c->max_misplaced_pages);
 	o = cJSON_AddObjectToObject(r, "limits");
 	cJSON_AddNumberToObject(o, "max_mem_share", c->max_mem_share);
+	o = cJSON_AddObjectToObject(r, "verdict");
+	a = cJSON_AddArrayToObject(o, "require");
+	if (c->require_events)
+		cJSON_AddItemToArray(a, cJSON_CreateString("events"));
 	return r;
 }
 
@@ -305,6 +314,7 @@ static int build_point(const struct parser *ps, const int *idx, struct pn_config
 	for (size_t i = 0; i < ps->ncoll && !ret; i++) {
 		c->coll[i].ops = ps->coll[i].ops;
 		c->coll[i].interval_ms = ps->coll[i].interval_ms;
+		c->coll[i].automatic = ps->coll[i].automatic;
 		ret = resolve_ent(ps, &ps->coll[i], idx, &c->coll[i].params);
 	}
 	c->nphases = ps->nphases;

@@ -289,27 +289,51 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	return pn_cfg_check_params(ps, e, path);
 }
 
-int pn_cfg_parse_collectors(struct parser *ps, const cJSON *v)
+/* "events": "auto" (default) or "off". */
+static int parse_events(struct parser *ps, const cJSON *v)
 {
-	static const char *const keys[] = { "interval", "enabled", NULL };
-	const cJSON *en;
+	ps->tmpl.events_off = false;
+	if (!v)
+		return 0;
+	if (!cJSON_IsString(v) || (strcmp(v->valuestring, "auto") && strcmp(v->valuestring, "off")))
+		return pn_cfg_perr(ps, "$.collectors.events",
+				   "must be \"auto\" (the event collector runs where the kernel "
+				   "allows it) or \"off\" (counters only)");
+	ps->tmpl.events_off = !strcmp(v->valuestring, "off");
+	return 0;
+}
+
+/*
+ * With "events": "auto" and no event collector listed, the perf collector
+ * runs with its defaults: events are the verdict's ground truth wherever the
+ * kernel allows them.  Where it cannot run, the verdict says it is counters
+ * only and what that cannot see.
+ */
+static void add_auto_events(struct parser *ps)
+{
+	const struct pn_collector *perf = pn_collector_find("perf");
+	struct raw_ent *e;
+
+	if (ps->tmpl.events_off || !perf)
+		return;
+	for (size_t i = 0; i < ps->ncoll; i++)
+		if (((const struct pn_collector *)ps->coll[i].ops)->kind == PN_COLL_EVENT)
+			return;
+	ps->coll = pn_xrealloc(ps->coll, (ps->ncoll + 1) * sizeof(*ps->coll));
+	e = &ps->coll[ps->ncoll++];
+	memset(e, 0, sizeof(*e));
+	e->ops = perf;
+	e->opts = perf->opts;
+	e->interval_ms = ps->tmpl.interval_ms;
+	e->automatic = true;
+	snprintf(e->jpath, sizeof(e->jpath), "$.collectors.events");
+}
+
+static int parse_enabled(struct parser *ps, const cJSON *en)
+{
 	size_t i = 0;
 	int ret;
 
-	ps->tmpl.interval_ms = PN_COLL_INTERVAL_DEF_MS;
-	if (!v)
-		return 0;
-	ret = pn_cfg_get_object(ps, v, "$.collectors");
-	if (!ret)
-		ret = pn_cfg_check_keys(ps, v, "$.collectors", keys);
-	if (!ret && pn_cfg_field(v, "interval"))
-		ret = pn_cfg_get_duration(ps, pn_cfg_field(v, "interval"), "$.collectors.interval",
-					  &ps->tmpl.interval_ms);
-	if (ret)
-		return ret;
-	en = pn_cfg_field(v, "enabled");
-	if (!en)
-		return 0;
 	if (!cJSON_IsArray(en))
 		return pn_cfg_perr(ps, "$.collectors.enabled",
 				   "must be an array of collector names, not %s",
@@ -331,4 +355,28 @@ int pn_cfg_parse_collectors(struct parser *ps, const cJSON *v)
 						   ((const struct pn_collector *)r->ops)->name, j);
 	}
 	return 0;
+}
+
+int pn_cfg_parse_collectors(struct parser *ps, const cJSON *v)
+{
+	static const char *const keys[] = { "interval", "enabled", "events", NULL };
+	int ret = 0;
+
+	ps->tmpl.interval_ms = PN_COLL_INTERVAL_DEF_MS;
+	ps->tmpl.events_off = false;
+	if (v) {
+		ret = pn_cfg_get_object(ps, v, "$.collectors");
+		if (!ret)
+			ret = pn_cfg_check_keys(ps, v, "$.collectors", keys);
+		if (!ret && pn_cfg_field(v, "interval"))
+			ret = pn_cfg_get_duration(ps, pn_cfg_field(v, "interval"),
+						  "$.collectors.interval", &ps->tmpl.interval_ms);
+		if (!ret)
+			ret = parse_events(ps, pn_cfg_field(v, "events"));
+		if (!ret && pn_cfg_field(v, "enabled"))
+			ret = parse_enabled(ps, pn_cfg_field(v, "enabled"));
+	}
+	if (!ret)
+		add_auto_events(ps);
+	return ret;
 }

@@ -269,6 +269,10 @@ cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x)
 		cJSON_AddNumberToObject(ej, "signal", x->exited ? WTERMSIG(x->status) : 0);
 		failed = true;
 	}
+	/* stopped by the user's signal: interrupted, not a failed command */
+	if (pn_should_stop())
+		failed = false;
+	cJSON_AddBoolToObject(ej, "interrupted", pn_should_stop() != 0);
 	cJSON_AddBoolToObject(ej, "explicit", r->o->exec_explicit);
 	cJSON_AddStringToObject(ej, "census", x->method ? x->method : "none");
 	cJSON_AddNumberToObject(ej, "census_skipped_bytes", (double)x->skipped_bytes);

@@ -316,6 +316,9 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 			break;
 		}
 		ret = check_range(o, file, vpath, d);
+		if (!ret && o->pow2 && (d < 1 || ((uint64_t)d & ((uint64_t)d - 1))))
+			ret = pn_error(-EINVAL, "%s: %s: %g is not a power of two", file, vpath,
+				       d);
 		if (!ret)
 			*out = cJSON_CreateNumber(d);
 		break;

@@ -37,6 +37,7 @@ struct pn_opt {
 	const char *help;
 	const char *const *choices; /* PN_OPT_ENUM: NULL-terminated */
 	double min, max;	    /* numeric range; min == max == 0: unchecked */
+	bool pow2;		    /* PN_OPT_INT: a power of two */
 };
 
 /* Resolved values: a cJSON object holding every option of the table in

@@ -44,6 +44,7 @@ struct phase {
 	struct pn_phase_pid *pids;
 	struct pn_phase_ctx ctx;
 	struct pn_event_report *reps; /* per collector */
+	char read_why[192];	      /* why a node reading failed ("" if none did) */
 	/* sampler */
 	pthread_t sth;
 	volatile int done;

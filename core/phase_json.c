@@ -230,6 +230,39 @@ static void attribute(struct phase *p, int k, cJSON *nj)
 	}
 }
 
+/*
+ * What a private node's counters could see in this phase: a reading that
+ * failed or never settled makes the node's verdict inconclusive (its first
+ * such reason is kept); the settled samples taken during the phase bound
+ * the transient allocations the counters alone can miss.
+ */
+static void counters_seen(struct phase *p, const struct pn_node_acct *a)
+{
+	struct run *r = p->r;
+	char *why = r->counters_why[a->node];
+	int settled = (int)(a->nsamples - a->unsettled_samples);
+	uint64_t iv = p->c->interval_ms ? p->c->interval_ms : 500;
+
+	if (iv > r->sample_iv_ms)
+		r->sample_iv_ms = iv;
+	if (!r->phases_sampled || settled < r->min_samples) {
+		r->min_samples = settled;
+		r->min_samples_phase_ns = p->t1 > p->t0 ? p->t1 - p->t0 : 0;
+	}
+	r->phases_sampled++;
+	if (why[0])
+		return;
+	if (a->before.failed || a->after.failed)
+		snprintf(why, sizeof(r->counters_why[0]),
+			 "node %d: counters unreadable in phase \"%.64s\": %s", a->node, p->ph->name,
+			 p->read_why[0] ? p->read_why : "no reading");
+	else if (a->before.unsettled || a->after.unsettled)
+		snprintf(why, sizeof(r->counters_why[0]),
+			 "node %d: the %s reading never settled in phase \"%s\" (%d passes)",
+			 a->node, a->before.unsettled ? "before" : "after", p->ph->name,
+			 a->before.unsettled ? a->before.passes : a->after.passes);
+}
+
 static cJSON *node_json(struct phase *p, int k)
 {
 	struct run *r = p->r;
@@ -248,6 +281,7 @@ static cJSON *node_json(struct phase *p, int k)
 	if (a->is_private) {
 		int64_t g = a->general.total > 0 ? a->general.total : 0;
 
+		counters_seen(p, a);
 		if (g > r->worst_general[a->node])
 			r->worst_general[a->node] = g;
 		if (g)

@@ -103,8 +103,6 @@ static int start_collector(struct run *r, struct pn_coll *pc, cJSON *cj)
 		ret = pc->ops->start(pc);
 	if (ret) {
 		pn_warn("collector %s: cannot start: %s", pc->ops->name, strerror(-ret));
-		cJSON_AddStringToObject(cj, "status", "failed");
-		cJSON_AddStringToObject(cj, "reason", strerror(-ret));
 		return ret;
 	}
 	cJSON_AddStringToObject(cj, "status", "ok");
@@ -115,57 +113,115 @@ static int start_collector(struct run *r, struct pn_coll *pc, cJSON *cj)
 	return 0;
 }
 
+/* "name: why" appended to buf (a requested collector that did not run). */
+static void note_failed(char *buf, size_t len, const char *name, const char *why)
+{
+	size_t off = strlen(buf);
+
+	if (off < len)
+		snprintf(buf + off, len - off, "%s%s: %s", off ? "; " : "", name, why);
+}
+
+/* A collector that will not run: its status and, when the verdict depends
+ * on it, why the verdict cannot rely on it. */
+static void coll_not_run(struct run *r, const struct pn_config_coll *cc, cJSON *cj,
+			 const char *status, const char *why)
+{
+	cJSON_AddStringToObject(cj, "status", status);
+	cJSON_AddStringToObject(cj, "reason", why);
+	if (cc->ops->kind == PN_COLL_EVENT && !r->events_on)
+		snprintf(r->events_why, sizeof(r->events_why), "%s %s: %s", cc->ops->name,
+			 status, why);
+	if (!cc->automatic && strcmp(status, "off") != 0)
+		note_failed(r->coll_failed, sizeof(r->coll_failed), cc->ops->name, why);
+}
+
+/* Open one collector into r->colls[r->ncolls]; false when it does not run. */
+static bool open_one(struct run *r, const struct pn_config *c, const struct pn_config_coll *cc,
+		     cJSON *cj)
+{
+	const struct pn_collector *ops = cc->ops;
+	struct pn_coll *pc = &r->colls[r->ncolls];
+	char why[256] = "";
+	int ret;
+
+	if (ops->kind == PN_COLL_EVENT && r->o->no_events) {
+		coll_not_run(r, cc, cj, "off", "--no-events");
+		return false;
+	}
+	ret = ops->supported ? ops->supported(&r->env, why, sizeof(why)) : 0;
+	if (ret) {
+		pn_warn("collector %s skipped: %s", ops->name, why);
+		coll_not_run(r, cc, cj, "skipped", why);
+		return false;
+	}
+	memset(pc, 0, sizeof(*pc));
+	pc->ops = ops;
+	pc->params.opts = ops->opts;
+	pc->params.obj = cc->params;
+	pc->env = &r->env;
+	pn_series_init(&pc->series, ops->name);
+	pn_clear_error();
+	ret = ops->open(pc);
+	if (ret) {
+		snprintf(why, sizeof(why), "cannot open: %s",
+			 *pn_last_error() ? pn_last_error() : strerror(-ret));
+		pn_warn("collector %s %s", ops->name, why);
+		coll_not_run(r, cc, cj, "failed", why);
+		pn_series_free(&pc->series);
+		return false;
+	}
+	cJSON_AddStringToObject(cj, "kind", ops->kind == PN_COLL_EVENT ? "event" : "sampler");
+	r->coll_interval_ns[r->ncolls] =
+		(cc->interval_ms ? cc->interval_ms : c->interval_ms) * 1000000ULL;
+	if (!r->coll_interval_ns[r->ncolls])
+		r->coll_interval_ns[r->ncolls] = 1000000000ULL;
+	ret = start_collector(r, pc, cj);
+	if (ret) {
+		snprintf(why, sizeof(why), "cannot start: %s", strerror(-ret));
+		coll_not_run(r, cc, cj, "failed", why);
+		if (ops->close)
+			ops->close(pc);
+		pn_series_free(&pc->series);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Every collector of the config.  An event collector that runs makes the
+ * events the verdict's ground truth; one the config lists that does not run
+ * makes the verdict inconclusive (r->coll_failed); the one "events": "auto"
+ * added that cannot run here leaves a counters-only verdict that says so.
+ */
 static int open_collectors(struct run *r, const struct pn_config *c, cJSON *out)
 {
 	r->colls = pn_xcalloc(c->ncoll ? c->ncoll : 1, sizeof(*r->colls));
 	r->coll_interval_ns = pn_xcalloc(c->ncoll ? c->ncoll : 1, sizeof(*r->coll_interval_ns));
+	if (c->events_off)
+		snprintf(r->events_why, sizeof(r->events_why),
+			 "the config turns them off (collectors.events \"off\")");
+	else if (r->o->no_events)
+		snprintf(r->events_why, sizeof(r->events_why), "turned off by --no-events");
 	for (size_t i = 0; i < c->ncoll; i++) {
-		const struct pn_collector *ops = c->coll[i].ops;
-		struct pn_coll *pc = &r->colls[r->ncolls];
+		const struct pn_config_coll *cc = &c->coll[i];
 		cJSON *cj = cJSON_CreateObject();
-		char why[256] = "";
-		int ret = ops->supported ? ops->supported(&r->env, why, sizeof(why)) : 0;
 
-		cJSON_AddStringToObject(cj, "collector", ops->name);
-		cJSON_AddNumberToObject(cj, "interval_ms", (double)c->coll[i].interval_ms);
-		cJSON_AddItemToObject(cj, "params", cJSON_Duplicate(c->coll[i].params, 1));
+		cJSON_AddStringToObject(cj, "collector", cc->ops->name);
+		cJSON_AddNumberToObject(cj, "interval_ms", (double)cc->interval_ms);
+		cJSON_AddItemToObject(cj, "params", cJSON_Duplicate(cc->params, 1));
+		cJSON_AddBoolToObject(cj, "requested", !cc->automatic);
 		cJSON_AddItemToArray(out, cj);
-		if (ret) {
-			pn_warn("collector %s skipped: %s", ops->name, why);
-			cJSON_AddStringToObject(cj, "status", "skipped");
-			cJSON_AddStringToObject(cj, "reason", why);
+		if (!open_one(r, c, cc, cj))
 			continue;
-		}
-		memset(pc, 0, sizeof(*pc));
-		pc->ops = ops;
-		pc->params.opts = ops->opts;
-		pc->params.obj = c->coll[i].params;
-		pc->env = &r->env;
-		pn_series_init(&pc->series, ops->name);
-		ret = ops->open(pc);
-		if (ret) {
-			pn_warn("collector %s failed to open: %s", ops->name, strerror(-ret));
-			cJSON_AddStringToObject(cj, "status", "failed");
-			cJSON_AddStringToObject(cj, "reason", strerror(-ret));
-			pn_series_free(&pc->series);
-			continue;
-		}
-		cJSON_AddStringToObject(cj, "kind",
-					ops->kind == PN_COLL_EVENT ? "event" : "sampler");
-		r->coll_interval_ns[r->ncolls] =
-			(c->coll[i].interval_ms ? c->coll[i].interval_ms : c->interval_ms) *
-			1000000ULL;
-		if (!r->coll_interval_ns[r->ncolls])
-			r->coll_interval_ns[r->ncolls] = 1000000000ULL;
-		ret = start_collector(r, pc, cj);
-		if (ret) {
-			if (ops->close)
-				ops->close(pc);
-			pn_series_free(&pc->series);
-			continue;
+		if (cc->ops->kind == PN_COLL_EVENT) {
+			r->events_on = true;
+			r->events_why[0] = '\0';
 		}
 		r->ncolls++;
 	}
+	if (!r->events_on && !r->events_why[0])
+		snprintf(r->events_why, sizeof(r->events_why), "no event collector configured");
 	return 0;
 }
 
@@ -282,11 +338,39 @@ static int make_outdir(struct run *r, const char *name)
 	return 0;
 }
 
-/* A node list in a workload's node-set option must name nodes of this
- * machine: a config error (exit 2), not a failed run. */
+/* Every node-set option of one entry (a workload or a collector) names
+ * nodes with memory here: 0, or a config error naming its path. */
+static int check_entry_nodes(const struct pn_nodeset *mem, const struct pn_config *c,
+			     const struct pn_opt *opts, const cJSON *params, const char *jpath)
+{
+	struct pn_nodeset ns, bad;
+	char list[128], have[128];
+
+	for (const struct pn_opt *o = opts; o && o->name; o++) {
+		const cJSON *v = cJSON_GetObjectItem(params, o->name);
+
+		if (o->type != PN_OPT_NODES || !cJSON_IsString(v) ||
+		    pn_nodeset_parse(&ns, v->valuestring))
+			continue; /* private / dram / all */
+		pn_nodeset_andnot(&bad, &ns, mem);
+		if (pn_nodeset_empty(&bad))
+			continue;
+		pn_nodeset_format(&bad, list, sizeof(list));
+		pn_nodeset_format(mem, have, sizeof(have));
+		return pn_error(-EINVAL,
+				"%s: %s.params.%s: node(s) %s have no memory on this machine "
+				"(memory nodes: %s)",
+				c->file, jpath, o->name, list, have);
+	}
+	return 0;
+}
+
+/* A node list in a workload's or a collector's node-set option must name
+ * nodes of this machine: a config error (exit 2), not a failed run. */
 static int check_node_params(struct run *r)
 {
-	struct pn_nodeset mem, ns, bad;
+	struct pn_nodeset mem;
+	char jpath[64];
 
 	pn_nodeset_or(&mem, &r->topo.with_memory, &r->topo.with_private_memory);
 	for (size_t p = 0; p < r->cs.n; p++) {
@@ -297,26 +381,16 @@ static int check_node_params(struct run *r)
 				ph < c->nphases ? c->phases[ph].wl : c->background;
 			size_t nwl = ph < c->nphases ? c->phases[ph].nwl : c->nbackground;
 
-			for (size_t i = 0; i < nwl; i++) {
-				for (const struct pn_opt *o = wl[i].ops->opts; o && o->name; o++) {
-					const cJSON *v = cJSON_GetObjectItem(wl[i].params, o->name);
-					char list[128], have[128];
-
-					if (o->type != PN_OPT_NODES || !cJSON_IsString(v) ||
-					    pn_nodeset_parse(&ns, v->valuestring))
-						continue; /* private / dram / all */
-					pn_nodeset_andnot(&bad, &ns, &mem);
-					if (pn_nodeset_empty(&bad))
-						continue;
-					pn_nodeset_format(&bad, list, sizeof(list));
-					pn_nodeset_format(&mem, have, sizeof(have));
-					return pn_error(
-						-EINVAL,
-						"%s: %s.params.%s: node(s) %s have no memory "
-						"on this machine (memory nodes: %s)",
-						c->file, wl[i].jpath, o->name, list, have);
-				}
-			}
+			for (size_t i = 0; i < nwl; i++)
+				if (check_entry_nodes(&mem, c, wl[i].ops->opts, wl[i].params,
+						      wl[i].jpath))
+					return -EINVAL;
+		}
+		for (size_t i = 0; i < c->ncoll; i++) {
+			snprintf(jpath, sizeof(jpath), "$.collectors.enabled[%zu]", i);
+			if (check_entry_nodes(&mem, c, c->coll[i].ops->opts, c->coll[i].params,
+					      jpath))
+				return -EINVAL;
 		}
 	}
 	return 0;
@@ -419,39 +493,43 @@ static int run_point(struct run *r, size_t p)
 	return ret;
 }
 
-/* Status and exit code once the points ran (or stopped). */
+/*
+ * Status and exit code once the points ran (or stopped): the verdict
+ * (verdict.c) computes the one exit code from how the run ended and what it
+ * judged, and run.json records the same code the process exits with.
+ */
 static int finish(struct run *r, int stopped)
 {
-	int v;
+	char reason[64];
+	int code;
 
-	if (pn_should_stop()) {
-		char reason[64];
-
-		snprintf(reason, sizeof(reason), "interrupted by signal %d (%s)",
-			 (int)pn_stop_signal, strsignal(pn_stop_signal));
+	r->finished = true;
+	if (pn_should_stop())
+		r->stop_signal = pn_stop_signal;
+	else if (stopped == PN_EXIT_ERROR)
+		r->run_error = true;
+	code = pn_results_judge(r);
+	if (r->stop_signal) {
+		snprintf(reason, sizeof(reason), "interrupted by signal %d (%s)", r->stop_signal,
+			 strsignal(r->stop_signal));
 		pn_results_status(r, "incomplete", reason);
 		pn_warn("%s: results so far are in %s (marked incomplete)", reason, r->outdir);
-		return 128 + pn_stop_signal;
-	}
-	if (stopped == PN_EXIT_ERROR) {
+	} else if (r->run_error) {
 		pn_results_status(r, "failed", r->stop_reason);
-		return PN_EXIT_ERROR;
-	}
-	v = pn_results_judge(r);
-	if (r->ran_workloads == 0 && !r->o->exec_argv) {
+	} else if (r->ran_workloads == 0 && !r->o->exec_argv) {
 		pn_results_status(r, r->failed_workloads ? "failed" : "complete",
-				  "no workload ran (see each workload's reason)");
-		return r->failed_workloads ? PN_EXIT_ERROR : PN_EXIT_SKIP;
-	}
-	if (r->failed_workloads || r->exec_failed) {
+				  r->failed_workloads
+					  ? "no workload ran to its end (see each workload's reason)"
+					  : "no workload ran (see each workload's reason)");
+	} else if (r->failed_workloads || r->exec_failed) {
 		pn_results_status(r, "failed",
 				  r->exec_failed ? "the --exec command failed"
 						 : "a workload failed (see points[].iterations[]."
 						   "phases[].workloads[].reason)");
-		return PN_EXIT_ERROR;
+	} else {
+		pn_results_status(r, "complete", NULL);
 	}
-	pn_results_status(r, "complete", NULL);
-	return v;
+	return code;
 }
 
 int pn_run(const struct pn_run_opts *o)
@@ -465,6 +543,7 @@ int pn_run(const struct pn_run_opts *o)
 	r.page_size = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < PN_MAX_NODES; i++)
 		r.worst_general[i] = r.worst_events[i] = -1;
+	r.counters_why = pn_xcalloc(PN_MAX_NODES, sizeof(*r.counters_why));
 	exit_code = prepare(&r);
 	if (exit_code >= 0)
 		goto out;
@@ -490,7 +569,7 @@ int pn_run(const struct pn_run_opts *o)
 	close_collectors(&r, colls_json);
 	exit_code = finish(&r, stopped);
 	if (pn_results_write(&r))
-		exit_code = PN_EXIT_ERROR;
+		exit_code = PN_EXIT_ERROR; /* run.json could not say it */
 	else
 		pn_results_print(&r);
 	cJSON_Delete(r.root);
@@ -499,6 +578,7 @@ out_colls:
 	close_collectors(&r, colls_json);
 	cJSON_Delete(r.root);
 out:
+	free(r.counters_why);
 	pn_cg_teardown(&r.cg);
 	pn_topology_free(&r.topo);
 	pn_config_set_free(&r.cs);

@@ -14,6 +14,7 @@ struct pn_run_opts {
 	bool force;		      /* reuse an outdir holding a run.json */
 	char **exec_argv;	      /* --exec -- CMD ARGS, NULL-terminated */
 	bool exec_explicit;	      /* the command's pages on private nodes are intended */
+	bool no_events;		      /* --no-events: no event collector, counters only */
 	const char *private_override; /* --private LIST|auto */
 	int iterations_override;      /* > 0: replaces the config's iterations */
 	int argc;

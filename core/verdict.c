@@ -1,15 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * verdict.c - the verdict of a run, composed from its sources, and the text
- * summary, both read from the results tree.
+ * verdict.c - the verdict of a run, composed from its sources, and the one
+ * exit code the process returns and run.json records.
  *
- *   fail          a private node holds general pages over the threshold by
- *                 the counters or by the events, a check failed, or explicit
- *                 pages are off their nodes beyond the threshold   (exit 1)
- *   inconclusive  nothing failed, but an event collector lost events that
- *                 could have touched a private node                (exit 5)
- *   pass          something was judged and nothing failed          (exit 0)
- *   not_applicable  nothing to judge: no private node, no check    (exit 4)
+ * Sources, per private node: the events (an event collector: every page the
+ * allocator put on the node, transient ones included) are the ground truth
+ * wherever they run; the counters (exact node readings around each phase and
+ * at every sample) are the independent cross-check, and the only source when
+ * events are off -- then the verdict names what it cannot see.
+ *
+ *   interrupted     the user's signal stopped the run            (128+N)
+ *   fail            a private node holds general pages over the threshold
+ *                   by the counters or by the events, or explicit pages
+ *                   are off their nodes beyond the threshold      (exit 1)
+ *   error           the run failed: a phase, a workload, the --exec
+ *                   command, or writing the results               (exit 3)
+ *   fail            a check failed                                (exit 1)
+ *   inconclusive    nothing failed, but a source the verdict depends on
+ *                   failed: counters unreadable or never settled, lost
+ *                   events, a collector the config lists did not run, or
+ *                   events required and not running               (exit 5)
+ *   not_applicable  nothing ran, or nothing to judge              (exit 4)
+ *   pass            something was judged and nothing failed      (exit 0)
+ * in this order: a leak found wins over a failed run and over "nothing
+ * ran"; while the run goes on, run.json says "incomplete".
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -213,6 +227,16 @@ static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size
 			off += (size_t)snprintf(txt + off, len - off, " %s", x->valuestring);
 }
 
+/* Why node n's verdict cannot rest on its sources ("" when it can). */
+static void node_inconclusive(const struct run *r, int n, char *why, size_t len)
+{
+	why[0] = '\0';
+	if (r->counters_why[n][0])
+		snprintf(why, len, "%s", r->counters_why[n]);
+	else if (r->inconclusive[n])
+		snprintf(why, len, "node %d: the event collector lost events", n);
+}
+
 /* One private node: pass unless counters or events exceed the threshold. */
 static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons, bool *any,
 		       bool *inconclusive)
@@ -220,16 +244,17 @@ static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons,
 	int64_t thr = r->c0->max_general_pages, cnt = r->worst_general[n], ev = r->worst_events[n];
 	bool pass = true;
 	cJSON *o, *src;
-	char key[16], where[400];
+	char key[16], where[400], why[400];
 
-	if (cnt < 0 && ev < 0)
+	node_inconclusive(r, n, why, sizeof(why));
+	if (cnt < 0 && ev < 0 && !why[0])
 		return true;
 	*any = true;
 	snprintf(key, sizeof(key), "%d", n);
 	o = cJSON_AddObjectToObject(nodes, key);
 	cJSON_AddNumberToObject(o, "general_pages_max", (double)(cnt > ev ? cnt : ev));
 	src = cJSON_AddObjectToObject(o, "sources");
-	cJSON_AddNumberToObject(src, "counters", (double)cnt);
+	cJSON_AddNumberToObject(src, "counters", (double)(cnt > 0 ? cnt : 0));
 	if (ev >= 0)
 		cJSON_AddNumberToObject(src, "events", (double)ev);
 	else
@@ -253,18 +278,105 @@ static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons,
 		       "(threshold %lld)",
 		       n, (long long)ev, (long long)thr);
 	}
-	cJSON_AddBoolToObject(o, "inconclusive", r->inconclusive[n]);
-	if (r->inconclusive[n] && pass)
-		*inconclusive = true;
+	cJSON_AddBoolToObject(o, "inconclusive", thr >= 0 && why[0]);
+	if (thr >= 0 && why[0]) {
+		cJSON_AddStringToObject(o, "inconclusive_reason", why);
+		if (pass) {
+			*inconclusive = true;
+			reason(reasons, "inconclusive: %s", why);
+		}
+	}
 	cJSON_AddBoolToObject(o, "pass", pass);
 	return pass;
+}
+
+/* The verdict's sources as run.json states them, and the run-wide reasons
+ * it cannot pass. */
+static bool judge_sources(const struct run *r, cJSON *v, cJSON *reasons)
+{
+	cJSON *s = cJSON_AddObjectToObject(v, "sources"), *bs;
+	bool incon = false;
+	double seen_ms;
+
+	cJSON_AddBoolToObject(s, "events", r->events_on);
+	if (r->events_on)
+		cJSON_AddNullToObject(s, "events_reason");
+	else
+		cJSON_AddStringToObject(s, "events_reason", r->events_why);
+	cJSON_AddBoolToObject(s, "events_required", r->c0->require_events);
+	cJSON_AddStringToObject(s, "counters", "node readings around each phase and every sample");
+	if (r->coll_failed[0]) {
+		incon = true;
+		reason(reasons, "inconclusive: a collector the config lists did not run (%s)",
+		       r->coll_failed);
+	}
+	if (r->c0->require_events && !r->events_on) {
+		incon = true;
+		reason(reasons, "inconclusive: the config requires events (verdict.require), and "
+				"there are none: %s",
+		       r->events_why);
+	}
+	if (r->events_on || pn_nodeset_empty(&r->roles.private_nodes)) {
+		cJSON_AddNullToObject(v, "blind_spot");
+		return incon;
+	}
+	/* counters only: a transient between two samples is invisible */
+	bs = cJSON_AddObjectToObject(v, "blind_spot");
+	cJSON_AddStringToObject(bs, "why", r->events_why);
+	cJSON_AddNumberToObject(bs, "sample_interval_ms", (double)r->sample_iv_ms);
+	cJSON_AddNumberToObject(bs, "node_phases", r->phases_sampled);
+	cJSON_AddNumberToObject(bs, "min_samples_per_phase", r->min_samples);
+	seen_ms = (double)r->min_samples_phase_ns / 1e6;
+	cJSON_AddNumberToObject(bs, "phase_ms_with_min_samples", seen_ms);
+	cJSON_AddStringToObject(
+		bs, "invisible",
+		"general pages allocated and freed between two samples, or within a phase "
+		"shorter than the sampling interval");
+	return incon;
+}
+
+/* How the run ended and what it judged -> result and exit code. */
+struct outcome {
+	bool leak, checks_failed, inconclusive, judged;
+};
+
+static int exit_code_of(const struct run *r, const struct outcome *o, const char **result)
+{
+	static const struct {
+		const char *result;
+		int code;
+	} table[] = {
+		{ "fail", PN_EXIT_VERDICT },	     { "error", PN_EXIT_ERROR },
+		{ "inconclusive", PN_EXIT_INCONCLUSIVE }, { "not_applicable", PN_EXIT_SKIP },
+		{ "pass", PN_EXIT_PASS },
+	};
+	int k;
+
+	if (r->stop_signal) {
+		*result = "interrupted";
+		return 128 + r->stop_signal;
+	}
+	if (o->leak)
+		k = 0;
+	else if (r->run_error || r->failed_workloads || r->exec_failed)
+		k = 1;
+	else if (o->checks_failed)
+		k = 0;
+	else if (o->inconclusive)
+		k = 2;
+	else if ((r->ran_workloads == 0 && !r->o->exec_argv) || !o->judged)
+		k = 3;
+	else
+		k = 4;
+	*result = table[k].result;
+	return table[k].code;
 }
 
 int pn_results_judge(struct run *r)
 {
 	const struct pn_config *c = r->c0;
 	cJSON *v, *nodes, *reasons, *checks, *thr;
-	bool any = false, fail = false, inconclusive = false;
+	struct outcome o = { 0 };
 	const char *result;
 	int n, code;
 
@@ -276,111 +388,39 @@ int pn_results_judge(struct run *r)
 	nodes = cJSON_AddObjectToObject(v, "nodes");
 	reasons = cJSON_AddArrayToObject(v, "reasons");
 	pn_nodeset_for_each (n, &r->roles.private_nodes)
-		if (!judge_node(r, n, nodes, reasons, &any, &inconclusive))
-			fail = true;
+		if (!judge_node(r, n, nodes, reasons, &o.judged, &o.inconclusive))
+			o.leak = true;
+	if (judge_sources(r, v, reasons))
+		o.inconclusive = true;
 	checks = cJSON_AddObjectToObject(v, "checks");
 	collect_checks(r, checks);
 	if (cJSON_GetObjectItem(checks, "total")->valueint > 0)
-		any = true;
+		o.judged = true;
 	if (cJSON_GetObjectItem(checks, "failed")->valueint > 0) {
-		fail = true;
+		o.checks_failed = true;
 		reason(reasons, "%d check(s) failed (verdict.checks.failures)",
 		       cJSON_GetObjectItem(checks, "failed")->valueint);
 	}
 	cJSON_AddNumberToObject(v, "misplaced_pages", (double)r->misplaced_total);
 	if (c->max_misplaced_pages >= 0 && r->misplaced_total > c->max_misplaced_pages) {
-		fail = true;
+		o.leak = true;
 		reason(reasons, "explicit pages off their intended nodes: %lld (threshold %lld)",
 		       (long long)r->misplaced_total, (long long)c->max_misplaced_pages);
 	}
-	if (r->exec_failed) {
-		fail = true;
+	if (r->exec_failed)
 		reason(reasons, "the --exec command failed in %d phase(s)", r->exec_failed);
+	if (r->failed_workloads)
+		reason(reasons, "%d workload(s) failed (see their reason)", r->failed_workloads);
+	if (r->run_error)
+		reason(reasons, "the run failed: %s", r->stop_reason);
+	code = exit_code_of(r, &o, &result);
+	if (!r->finished) {
+		/* rewritten after every phase: what was judged so far */
+		cJSON_AddStringToObject(v, "result", "incomplete");
+		cJSON_AddNullToObject(v, "exit_code");
+		return code;
 	}
-	result = fail ? "fail" : inconclusive ? "inconclusive" : any ? "pass" : "not_applicable";
-	code = fail	      ? PN_EXIT_VERDICT
-	       : inconclusive ? PN_EXIT_INCONCLUSIVE
-	       : any	      ? PN_EXIT_PASS
-			      : PN_EXIT_SKIP;
 	cJSON_AddStringToObject(v, "result", result);
 	cJSON_AddNumberToObject(v, "exit_code", code);
 	return code;
-}
-
-static void print_labels(const cJSON *labels, char *buf, size_t len)
-{
-	const cJSON *l;
-	size_t used = 0;
-
-	buf[0] = '\0';
-	cJSON_ArrayForEach (l, labels) {
-		int k = snprintf(buf + used, len - used, "%s%s=%s", used ? "," : "{", l->string,
-				 cJSON_IsString(l) ? l->valuestring : "?");
-
-		if (k < 0 || (size_t)k >= len - used)
-			break;
-		used += (size_t)k;
-	}
-	if (used && used + 2 < len)
-		strcat(buf, "}");
-}
-
-static void print_point(const cJSON *pt)
-{
-	cJSON *mx = cJSON_GetObjectItem(pt, "matrix"), *e;
-	char *mtext = mx && cJSON_IsObject(mx) ? cJSON_PrintUnformatted(mx) : NULL;
-	char lab[160], name[256];
-
-	printf("point %d%s%s\n", cJSON_GetObjectItem(pt, "index")->valueint, mtext ? " " : "",
-	       mtext ? mtext : "");
-	cJSON_free(mtext);
-	cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics")) {
-		print_labels(cJSON_GetObjectItem(e, "labels"), lab, sizeof(lab));
-		snprintf(name, sizeof(name), "%s/%d:%s %s%s", str_of(e, "phase"),
-			 cJSON_GetObjectItem(e, "workload_index")->valueint, str_of(e, "workload"),
-			 str_of(e, "name"), lab);
-		printf("  %-52s %s %14.6g  min %14.6g  max %14.6g  %s (n=%d)\n", name,
-		       str_of(e, "aggregate"), cJSON_GetObjectItem(e, "value")->valuedouble,
-		       cJSON_GetObjectItem(e, "min")->valuedouble,
-		       cJSON_GetObjectItem(e, "max")->valuedouble, str_of(e, "unit"),
-		       cJSON_GetObjectItem(e, "n")->valueint);
-	}
-}
-
-void pn_results_print(struct run *r)
-{
-	cJSON *pt, *v = cJSON_GetObjectItem(r->root, "verdict"), *n, *x;
-	cJSON *checks = cJSON_GetObjectItem(v, "checks");
-
-	printf("pnbench run: %s\n", r->outdir);
-	cJSON_ArrayForEach (pt, r->points_json)
-		print_point(pt);
-	cJSON_ArrayForEach (n, cJSON_GetObjectItem(v, "nodes")) {
-		cJSON *src = cJSON_GetObjectItem(n, "sources"),
-		      *ev = cJSON_GetObjectItem(src, "events");
-
-		char evs[32] = "n/a";
-
-		if (cJSON_IsNumber(ev))
-			snprintf(evs, sizeof(evs), "%.0f", ev->valuedouble);
-		printf("general allocations on private node %s: %.0f pages (counters %.0f, events "
-		       "%s) "
-		       "%s%s\n",
-		       n->string, cJSON_GetObjectItem(n, "general_pages_max")->valuedouble,
-		       cJSON_GetObjectItem(src, "counters")->valuedouble, evs,
-		       cJSON_IsTrue(cJSON_GetObjectItem(n, "pass")) ? "PASS" : "FAIL",
-		       cJSON_IsTrue(cJSON_GetObjectItem(n, "inconclusive")) ? " (events lost)"
-									    : "");
-	}
-	printf("checks: %d passed, %d failed\n", cJSON_GetObjectItem(checks, "passed")->valueint,
-	       cJSON_GetObjectItem(checks, "failed")->valueint);
-	cJSON_ArrayForEach (x, cJSON_GetObjectItem(checks, "failures"))
-		printf("  FAIL %s/%s %s: expected %s, observed %s\n", str_of(x, "phase"),
-		       str_of(x, "workload"), str_of(x, "name"), str_of(x, "expected"),
-		       str_of(x, "observed"));
-	printf("explicit pages off their intended nodes: %.0f\n",
-	       cJSON_GetObjectItem(v, "misplaced_pages")->valuedouble);
-	cJSON_ArrayForEach (x, cJSON_GetObjectItem(v, "reasons"))
-		printf("reason: %s\n", x->valuestring);
-	printf("verdict: %s\n", str_of(v, "result"));
 }

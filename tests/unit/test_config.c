@@ -185,7 +185,12 @@ static void test_minimal_defaults(void **state)
 	assert_true(c->private_auto);
 	assert_true(c->dram_auto);
 	assert_int_equal(c->iterations, 1);
-	assert_int_equal(c->ncoll, 0);
+	/* "events": "auto" by default: the perf collector, not listed */
+	assert_false(c->events_off);
+	assert_false(c->require_events);
+	assert_int_equal(c->ncoll, 1);
+	assert_string_equal(c->coll[0].ops->name, "perf");
+	assert_true(c->coll[0].automatic);
 	assert_int_equal(c->interval_ms, 200);
 	assert_int_equal(c->max_general_pages, 0);
 	assert_int_equal(c->max_misplaced_pages, -1);
@@ -247,7 +252,9 @@ static void test_full_config(void **state)
 	assert_string_equal(nodes_fmt(&c->dram_nodes), "0");
 	assert_int_equal(c->iterations, 7);
 	assert_int_equal(c->interval_ms, 1000);
-	assert_int_equal(c->ncoll, 3);
+	assert_int_equal(c->ncoll, 4); /* + perf, added by "events": "auto" */
+	assert_true(c->coll[3].automatic);
+	assert_false(c->coll[0].automatic);
 	assert_string_equal(c->coll[0].ops->name, "vmstat");
 	assert_int_equal(c->coll[0].interval_ms, 1000); /* inherits the default */
 	assert_string_equal(c->coll[1].ops->name, "zoneinfo");
@@ -508,7 +515,57 @@ static void test_collectors(void **state)
 		  "$.collectors.enabled: must be an array of collector names, not a string");
 	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [\"vmstat\"], \"params\": "
 		  "{}}, " MINIMAL_PHASES "}",
-		  "$.collectors.params: unknown key (valid keys here: interval, enabled)");
+		  "$.collectors.params: unknown key (valid keys here: interval, enabled, events)");
+	/* events: auto / off; the verdict's required sources */
+	parse_err("{\"name\": \"c\", \"collectors\": {\"events\": \"on\"}, " MINIMAL_PHASES "}",
+		  "$.collectors.events: must be \"auto\"");
+	parse_err("{\"name\": \"c\", \"verdict\": {\"require\": [\"counters\"]}, " MINIMAL_PHASES
+		  "}",
+		  "$.verdict.require[0]: unknown source \"counters\" (known: events)");
+	parse_err("{\"name\": \"c\", \"verdict\": {\"require\": \"events\"}, " MINIMAL_PHASES "}",
+		  "$.verdict.require: must be an array");
+	parse_err("{\"name\": \"c\", \"collectors\": {\"events\": \"off\"}, \"verdict\": "
+		  "{\"require\": [\"events\"]}, " MINIMAL_PHASES "}",
+		  "$.verdict.require: requires events, but $.collectors.events is \"off\"");
+	/* the perf ring is a power of two: refused at load, not at run time */
+	parse_err("{\"name\": \"c\", \"collectors\": {\"enabled\": [{\"name\": \"perf\", "
+		  "\"params\": {\"ring_pages\": 9}}]}, " MINIMAL_PHASES "}",
+		  "$.collectors.enabled[0].params.ring_pages: 9 is not a power of two");
+}
+
+/* "events": "auto" adds perf once (not when an event collector is listed),
+ * "off" adds nothing; the resolved config reloads to the same collectors. */
+static void test_events_default(void **state)
+{
+	struct pn_config_set cs;
+	const cJSON *r;
+
+	(void)state;
+	NEED_REGISTRY();
+	parse_ok("{\"name\": \"e\", \"collectors\": {\"enabled\": [\"perf\", \"vmstat\"]}, "
+		 "\"verdict\": {\"require\": [\"events\"]}, " MINIMAL_PHASES "}",
+		 &cs);
+	assert_int_equal(cs.points[0].ncoll, 2);
+	assert_false(cs.points[0].coll[0].automatic);
+	assert_true(cs.points[0].require_events);
+	r = cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved, "verdict"), "require");
+	assert_int_equal(cJSON_GetArraySize(r), 1);
+	pn_config_set_free(&cs);
+	parse_ok("{\"name\": \"e\", \"collectors\": {\"events\": \"off\", \"enabled\": "
+		 "[\"vmstat\"]}, " MINIMAL_PHASES "}",
+		 &cs);
+	assert_true(cs.points[0].events_off);
+	assert_int_equal(cs.points[0].ncoll, 1);
+	pn_config_set_free(&cs);
+	parse_ok("{\"name\": \"e\", " MINIMAL_PHASES "}", &cs);
+	r = cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved, "collectors"), "enabled");
+	assert_int_equal(cJSON_GetArraySize(r), 0); /* perf is implied, not listed */
+	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved,
+								    "collectors"),
+						"events")
+				    ->valuestring,
+			    "auto");
+	pn_config_set_free(&cs);
 }
 
 static void test_structure_errors(void **state)
@@ -847,6 +904,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_matrix_errors),
 		cmocka_unit_test(test_resolved_round_trip),
 		cmocka_unit_test(test_collectors),
+		cmocka_unit_test(test_events_default),
 		cmocka_unit_test(test_structure_errors),
 		cmocka_unit_test(test_json_errors_line_col),
 		cmocka_unit_test(test_load_missing_file),
