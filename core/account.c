@@ -166,7 +166,8 @@ static int read_once(const struct pn_nodeset *nodes, bool refresh, struct zsum *
 	t = pn_now_ns();
 	ret = read_zoneinfo(nodes, z);
 	if (ret && !*pn_last_error())
-		return pn_error(ret, "%s/proc/zoneinfo: %s", pn_sysroot(), strerror(-ret));
+		return pn_error(ret, "%s/proc/zoneinfo: %s", pn_sysroot(),
+				ret == -EINVAL ? "does not parse" : strerror(-ret));
 	if (ret)
 		return ret;
 	pn_nodeset_for_each (n, nodes) {

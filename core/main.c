@@ -53,20 +53,26 @@ static void run_usage(FILE *f)
 	      "      --exec           run the command after `--` in every phase\n"
 	      "      --explicit       with --exec: the command's own pages on private nodes are\n"
 	      "                       intended (it binds them itself) and do not count as leaks\n"
+	      "      --no-events      no event collector: a counters-only verdict, which\n"
+	      "                       names what it cannot see (by default the perf\n"
+	      "                       collector runs wherever the kernel allows it)\n"
 	      "  -q, --quiet          no progress lines\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
 	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
 	      "(OOM kill, SIGBUS, timeout) is recorded as its outcome.\n"
 	      "\n"
-	      "Exit: 0 verdict passed (something was judged and nothing failed)\n"
+	      "Exit (run.json's verdict.exit_code is the same number):\n"
+	      "      0 verdict passed (something was judged and nothing failed)\n"
 	      "      1 verdict failed (general pages on a private node, a failed check,\n"
-	      "        explicit pages off their nodes)\n"
+	      "        explicit pages off their nodes); a leak found wins over 3 and 4\n"
 	      "      2 bad usage or config (the message names the file and field)\n"
 	      "      3 the run failed (a workload or the --exec command failed, I/O)\n"
 	      "      4 nothing could run or be judged here (every workload skipped, or no\n"
 	      "        private node and no check: verdict not_applicable)\n"
-	      "      5 inconclusive: nothing failed, but an event collector lost events\n"
+	      "      5 inconclusive: nothing failed, but a source the verdict depends on\n"
+	      "        failed (counters unreadable or never settled, lost events, a listed\n"
+	      "        collector that did not run, events required and missing)\n"
 	      "      128+N interrupted by signal N (results kept, marked incomplete)\n",
 	      f);
 }
@@ -80,6 +86,7 @@ static int cmd_run(int argc, char **argv)
 		{ "private", required_argument, NULL, 'P' },
 		{ "exec", no_argument, NULL, 'x' },
 		{ "explicit", no_argument, NULL, 'E' },
+		{ "no-events", no_argument, NULL, 'N' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -114,6 +121,7 @@ static int cmd_run(int argc, char **argv)
 		case 'P': o.private_override = optarg; break;
 		case 'x': exec = true; break;
 		case 'E': o.exec_explicit = true; break;
+		case 'N': o.no_events = true; break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return 0;

@@ -99,6 +99,18 @@ int pn_results_write(struct run *r);
 void pn_results_status(struct run *r, const char *state, const char *reason);
 struct cJSON *pn_results_summarize_point(struct cJSON *iters);
 int pn_results_judge(struct run *r);
+
+/* verdict.c: the one exit code from how a run ended and what it judged */
+struct pn_verdict_in {
+	int signal;	    /* interrupted by the user's signal: 128+N */
+	bool leak;	    /* general pages over the threshold, or explicit pages off */
+	bool run_failed;    /* a phase, a workload, the --exec command, the results */
+	bool checks_failed; /* a check failed */
+	bool inconclusive;  /* a source the verdict depends on failed */
+	bool nothing_ran;   /* no workload ran (and no --exec command) */
+	bool judged;	    /* a private node or a check was judged */
+};
+int pn_verdict_code(const struct pn_verdict_in *in, const char **result);
 void pn_results_print(struct run *r);
 
 #endif /* PN_RUNNER_H */

@@ -335,12 +335,7 @@ static bool judge_sources(const struct run *r, cJSON *v, cJSON *reasons)
 	return incon;
 }
 
-/* How the run ended and what it judged -> result and exit code. */
-struct outcome {
-	bool leak, checks_failed, inconclusive, judged;
-};
-
-static int exit_code_of(const struct run *r, const struct outcome *o, const char **result)
+int pn_verdict_code(const struct pn_verdict_in *in, const char **result)
 {
 	static const struct {
 		const char *result;
@@ -352,19 +347,19 @@ static int exit_code_of(const struct run *r, const struct outcome *o, const char
 	};
 	int k;
 
-	if (r->stop_signal) {
+	if (in->signal) {
 		*result = "interrupted";
-		return 128 + r->stop_signal;
+		return 128 + in->signal;
 	}
-	if (o->leak)
+	if (in->leak)
 		k = 0;
-	else if (r->run_error || r->failed_workloads || r->exec_failed)
+	else if (in->run_failed)
 		k = 1;
-	else if (o->checks_failed)
+	else if (in->checks_failed)
 		k = 0;
-	else if (o->inconclusive)
+	else if (in->inconclusive)
 		k = 2;
-	else if ((r->ran_workloads == 0 && !r->o->exec_argv) || !o->judged)
+	else if (in->nothing_ran || !in->judged)
 		k = 3;
 	else
 		k = 4;
@@ -376,7 +371,7 @@ int pn_results_judge(struct run *r)
 {
 	const struct pn_config *c = r->c0;
 	cJSON *v, *nodes, *reasons, *checks, *thr;
-	struct outcome o = { 0 };
+	struct pn_verdict_in o = { 0 };
 	const char *result;
 	int n, code;
 
@@ -413,7 +408,10 @@ int pn_results_judge(struct run *r)
 		reason(reasons, "%d workload(s) failed (see their reason)", r->failed_workloads);
 	if (r->run_error)
 		reason(reasons, "the run failed: %s", r->stop_reason);
-	code = exit_code_of(r, &o, &result);
+	o.signal = r->stop_signal;
+	o.run_failed = r->run_error || r->failed_workloads || r->exec_failed;
+	o.nothing_ran = r->ran_workloads == 0 && !r->o->exec_argv;
+	code = pn_verdict_code(&o, &result);
 	if (!r->finished) {
 		/* rewritten after every phase: what was judged so far */
 		cJSON_AddStringToObject(v, "result", "incomplete");
