@@ -297,6 +297,27 @@ static cJSON *node_json(struct phase *p, int k)
 	return nj;
 }
 
+/* The events against the counters on one node: allocated - freed of the
+ * phase beside the node's used-page growth between its two readings. */
+static void reconcile(const struct phase *p, const struct pn_event_node *en, cJSON *nj)
+{
+	for (int k = 0; k < p->nnodes; k++) {
+		const struct pn_node_acct *a = &p->acct[k];
+
+		if (a->node != en->node)
+			continue;
+		if (a->before.failed || a->after.failed) {
+			cJSON_AddNullToObject(nj, "counters_growth_pages");
+			cJSON_AddNullToObject(nj, "difference");
+			return;
+		}
+		cJSON_AddNumberToObject(nj, "counters_growth_pages", (double)a->used_growth_pages);
+		cJSON_AddNumberToObject(nj, "difference",
+					(double)(en->net_pages - a->used_growth_pages));
+		return;
+	}
+}
+
 static cJSON *events_json(struct phase *p)
 {
 	struct run *r = p->r;
@@ -328,6 +349,7 @@ static cJSON *events_json(struct phase *p)
 			cJSON_AddNumberToObject(nj, "net_pages", (double)en->net_pages);
 			cJSON_AddNumberToObject(nj, "lost_events", (double)en->lost_events);
 			cJSON_AddBoolToObject(nj, "inconclusive", en->inconclusive);
+			reconcile(p, en, nj);
 			if (en->node >= 0 && en->node < PN_MAX_NODES) {
 				int64_t g = en->general_alloc_pages;
 
