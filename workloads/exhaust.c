@@ -684,6 +684,7 @@ const struct pn_workload pn_workload_exhaust = {
 	.name = "exhaust",
 	.summary = "more than a device holds: spill curve, latency before/after, fallback counters",
 	.opts = exhaust_opts,
+	.explicit_alloc = true, /* its pages on the devices are its policy's */
 	.metrics = exhaust_metrics,
 	.supported = exhaust_supported,
 	.setup = exhaust_setup,

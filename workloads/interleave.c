@@ -467,6 +467,7 @@ const struct pn_workload pn_workload_interleave = {
 	.summary =
 		"(weighted) interleave over K nodes, every page checked against the kernel's walk",
 	.opts = interleave_opts,
+	.explicit_alloc = true, /* its pages on the devices are its policy's */
 	.metrics = interleave_metrics,
 	.supported = interleave_supported,
 	.setup = interleave_setup,

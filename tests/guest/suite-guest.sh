@@ -39,6 +39,30 @@ run() { # name args...: one pnbench run, its rc, its log tail and its run.json
 # any opt-in: on the private kernel its policy is refused and nothing lands).
 # shellcheck disable=SC2086
 run leak --exec $ROLE -- /usr/local/bin/pn-leak -t 4096 1 1500
+# Calibration with default options (events): leaks no sample can see.
+# A process faults 8192 pages onto node 1 and exits at once; one faults 6000
+# onto node 2 in the middle of a 2 s command; four bursts of 1500 on node 1.
+LK=/usr/local/bin/pn-leak
+# shellcheck disable=SC2086
+run transient --exec $ROLE -- $LK -t 8192 1 0
+# shellcheck disable=SC2086
+run midcmd --exec $ROLE -- sh -c "sleep 0.5; $LK -t 6000 2 0; sleep 1.5"
+# shellcheck disable=SC2086
+run bursts --exec $ROLE -- sh -c "for i in 1 2 3 4; do $LK -t 1500 1 0; sleep 0.2; done"
+# The same leak counters only: the verdict names what it cannot see, and a
+# config that requires events is inconclusive without them.
+# shellcheck disable=SC2086
+run blind --exec --no-events $ROLE -- $LK -t 8192 1 0
+# shellcheck disable=SC2086
+run require /guest/require.json --no-events $ROLE --exec -- $LK -t 8192 1 0
+# A command that leaves a child holding 3000 pages on node 1 behind.
+# shellcheck disable=SC2086
+run orphan --exec $ROLE -- sh -c "$LK -t 3000 1 60000 & exit 0"
+# Real programs: numactl binds memhog to node 1, declared explicit.
+if [ "$MODE" != private ] && [ -x /usr/local/bin/memhog ]; then
+	# shellcheck disable=SC2086
+	run membind --exec --explicit $ROLE -- /usr/local/bin/numactl --membind=1 /usr/local/bin/memhog -r2 64M
+fi
 # Activity on DRAM only, ten times: exactly 0 general pages on the devices.
 # shellcheck disable=SC2086
 run quiet /guest/quiet.json $ROLE

@@ -71,6 +71,8 @@ boot() { # mode kernel [run-guest args]
 		--file configs/demo/exhaust.json:/guest/exhaust.json \
 		--file tests/guest/exhaust-strict.json:/guest/exhaust-strict.json \
 		--file tests/guest/latency-private.json:/guest/latency-private.json \
+		--file tests/guest/require.json:/guest/require.json \
+		--add /usr/bin/numactl --add /usr/bin/memhog \
 		"$@" >/dev/null 2>&1
 }
 rc_of() { # mode name: the run's exit status (from the demo's runs.txt when reused)
@@ -98,6 +100,65 @@ per_iter() { py "$1" "[max(ph['nodes'][n]['general_pages']['total'] for n in ph[
 # how each iteration's readings of node 1 settled: "before/after" passes
 # (a "!" marks one that never settled), and samples left out
 settle_of() { py "$1" "' '.join('%d%s/%d%s-%d' % (ph['nodes']['1']['before']['passes'], '' if ph['nodes']['1']['before']['settled'] else '!', ph['nodes']['1']['after']['passes'], '' if ph['nodes']['1']['after']['settled'] else '!', ph['nodes']['1']['samples_unsettled']) for p in d['points'] for i in p['iterations'] for ph in i['phases'])"; }
+
+# ---- calibration: known leaks held and freed, with default options ----
+# src FILE NODE SOURCE: verdict.nodes.<node>.sources.<source> (events|counters)
+src() { py "$1" "d['verdict']['nodes'].get('$2', {}).get('sources', {}).get('$3')"; }
+# within INJ +- max(16 pages, 0.5 %)
+near() { /usr/bin/python3 -c "import sys; g, w = float(sys.argv[1]), float(sys.argv[2]); sys.exit(not abs(g - w) <= max(16, w / 200))" "${1:-x}" "$2" 2>/dev/null; }
+# one transient case: mode name node injected
+transient_case() {
+	local mode=$1 name=$2 node=$3 inj=$4 j rc ev cn
+	j=$T/$mode-$name.json rc=$(rc_of "$mode" "$name")
+	ev=$(src "$j" "$node" events) cn=$(src "$j" "$node" counters)
+	echo "# calibration [$mode] $name: injected $inj on node $node, events $ev, counters $cn, exit $rc" >&2
+	if [ "$mode" = private ]; then
+		expect "[private] $name: $inj pages bound to node $node (refused) -> events $ev, counters $cn, exit 0" \
+			"rc=$rc ev=$ev cn=$cn" test "$rc" = 0 -a "$ev" = 0 -a "$cn" = 0
+	else
+		expect "[$mode] $name: $inj pages on node $node, freed before any sample could see them, reported exactly by the events with default options: $ev (counters $cn), exit 1" \
+			"rc=$rc ev=$ev cn=$cn" near "$ev" "$inj"
+		expect "  ... exit 1 (fail), and run.json says the same" "rc=$rc" \
+			test "$rc" = 1 -a "$(py "$j" 'd["verdict"]["exit_code"]')" = 1
+	fi
+}
+calibrate() { # mode
+	local mode=$1 j rc line bs cn sv gone
+	transient_case "$mode" transient 1 8192
+	transient_case "$mode" midcmd 2 6000
+	transient_case "$mode" bursts 1 6000
+	# counters only: the blind spot is named; what they saw is shown
+	j=$T/$mode-blind.json rc=$(rc_of "$mode" blind)
+	bs=$(py "$j" "(d['verdict']['sources']['events'], d['verdict']['blind_spot']['sample_interval_ms'], d['verdict']['blind_spot']['min_samples_per_phase'])")
+	cn=$(src "$j" 1 counters)
+	echo "# calibration [$mode] blind (--no-events): injected 8192 on node 1, counters $cn, exit $rc" >&2
+	expect "[$mode] --no-events: a counters-only verdict names its blind spot (events, interval ms, fewest samples: $bs); counters saw $cn of 8192, exit $rc" \
+		"rc=$rc bs=$bs" grep -q "^(False, [0-9]" <<<"$bs"
+	j=$T/$mode-require.json rc=$(rc_of "$mode" require)
+	expect "[$mode] verdict.require events without events: inconclusive, exit 5" \
+		"rc=$rc result=$(py "$j" 'd["verdict"]["result"]')" \
+		test "$rc" = 5 -a "$(py "$j" 'd["verdict"]["result"]')" = inconclusive
+	# a command that forks and exits: its orphan is counted and killed
+	j=$T/$mode-orphan.json rc=$(rc_of "$mode" orphan)
+	sv=$(py "$j" "[ph['exec']['survivors']['count'] for p in d['points'] for i in p['iterations'] for ph in i['phases']]")
+	cn=$(src "$j" 1 counters) gone=$(src "$j" 1 events)
+	if [ "$mode" = private ]; then
+		expect "[private] orphan: a child left holding 3000 pages bound to node 1 (refused): counters $cn, events $gone; survivors killed $sv, exit 0" \
+			"rc=$rc sv=$sv" test "$rc" = 0 -a "$sv" = "[1]" -a "$cn" = 0
+	else
+		expect "[$mode] orphan: a child left holding 3000 pages on node 1 is counted (counters $cn, events $gone) and killed (survivors $sv), exit 1" \
+			"rc=$rc sv=$sv cn=$cn ev=$gone" eval 'near "$cn" 3000 && near "$gone" 3000 && [ "$sv" = "[1]" ] && [ "$rc" = 1 ]'
+	fi
+	# numactl --membind=1 memhog, declared explicit: its own pages (page
+	# cache under its own policy included) are explicit, nothing is general
+	if [ "$mode" != private ]; then
+		j=$(json_of "$mode" membind) rc=$(rc_of "$mode" membind)
+		local mx
+		mx=$(py "$j" "[ph['exec']['last_pages_per_node'].get('1') for p in d['points'] for i in p['iterations'] for ph in i['phases']]")
+		expect "[$mode] numactl --membind=1 memhog -r2 64M --explicit: exit 0, its pages on node 1 $mx, general pages events $(src "$j" 1 events) counters $(src "$j" 1 counters)" \
+			"rc=$rc $(py "$j" 'd["verdict"]["reasons"]')" test "$rc" = 0
+	fi
+}
 
 # ---- interleave and exhaust: helpers and assertions ----
 # ie FILE WHAT: one summary of an interleave/exhaust run.json (see the cases)
@@ -180,7 +241,7 @@ for mode in ${SUITE_KINDS:-private isolate stock}; do
 		notok "[$mode] guest ran the suite" "run-guest exit $grc" "$(tr -d '\r' <"$T/$mode.log" | tail -n 5)"
 		continue
 	fi
-	for name in leak quiet explicit storm pressure; do
+	for name in leak quiet explicit storm pressure transient midcmd bursts blind require orphan; do
 		j=$(json_of "$mode" $name)
 		if /usr/bin/python3 results/schema/validate.py "$j" >/dev/null 2>&1; then
 			ok "[$mode] $name: run.json from the guest is valid"
@@ -208,6 +269,7 @@ for mode in ${SUITE_KINDS:-private isolate stock}; do
 			"rc=$lrc node1=$leak1 node2=$leak2 $kinds" \
 			test "$lrc" = 1 -a "${leak1:-0}" -ge 4076 -a "${leak1:-0}" -le 4116 -a "${leak2:-1}" -le 16
 	fi
+	calibrate "$mode"
 	# 0 is what a quiet node must read, also right after the leak run freed
 	# its pages there: a reading counts only once a refresh pass moved no
 	# page on the node's per-CPU lists (core/account.h), which can take tens
