@@ -227,14 +227,22 @@ static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size
 			off += (size_t)snprintf(txt + off, len - off, " %s", x->valuestring);
 }
 
-/* Why node n's verdict cannot rest on its sources ("" when it can). */
+/*
+ * Why node n's verdict cannot rest on its sources ("" when it can).  Events
+ * that saw every page of the node are the ground truth: then counters that
+ * failed (unreadable, never settled) are a failed cross-check, said in the
+ * node's "cross_check", not a reason to doubt the verdict.  Without them the
+ * counters are the only source, and their failure makes it inconclusive.
+ */
 static void node_inconclusive(const struct run *r, int n, char *why, size_t len)
 {
+	bool events_whole = r->events_on && r->worst_events[n] >= 0 && !r->inconclusive[n];
+
 	why[0] = '\0';
-	if (r->counters_why[n][0])
-		snprintf(why, len, "%s", r->counters_why[n]);
-	else if (r->inconclusive[n])
+	if (r->inconclusive[n])
 		snprintf(why, len, "node %d: the event collector lost events", n);
+	else if (r->counters_why[n][0] && !events_whole)
+		snprintf(why, len, "%s", r->counters_why[n]);
 }
 
 /* One private node: pass unless counters or events exceed the threshold. */
@@ -278,6 +286,8 @@ static bool judge_node(const struct run *r, int n, cJSON *nodes, cJSON *reasons,
 		       "(threshold %lld)",
 		       n, (long long)ev, (long long)thr);
 	}
+	if (r->counters_why[n][0] && !why[0])
+		cJSON_AddStringToObject(o, "cross_check", r->counters_why[n]);
 	cJSON_AddBoolToObject(o, "inconclusive", thr >= 0 && why[0]);
 	if (thr >= 0 && why[0]) {
 		cJSON_AddStringToObject(o, "inconclusive_reason", why);
