@@ -4,14 +4,16 @@
  *
  *   parent: setup() every workload (background first), check the phase's
  *           memory needs together against the suite budget, set knobs,
- *           make each workload's cgroup leaf;
+ *           make each workload's cgroup leaf (and the --exec command's);
  *   read every role node exactly (account.h);
- *   fork one child per workload into its leaf, start the event
- *   collectors' phase, the sampler thread, then let the children run;
+ *   fork one child per workload into its leaf, and the --exec command into
+ *   its own, held at its exec trap; start the event collectors' phase with
+ *   all their pids, the sampler thread, then let the children run;
  *   wait for the foreground children (and the --exec command), then stop
  *   the background ones;
  *   with every child's memory still mapped: read the nodes again and each
  *   leaf's memory.numa_stat; end the event collectors' phase;
+ *   end what the --exec command left running in its leaf;
  *   let the children tear down, record how each ended, restore knobs.
  * Node growth not explained by the foreground workloads' explicit pages is
  * general allocation, attributed to the run's cgroups where they hold it.
