@@ -43,6 +43,20 @@ secs() { $PY -c "import sys; print('%.1f' % (float(sys.argv[2]) - float(sys.argv
 lt() { $PY -c "import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)" "$1" "$2"; }
 
 [ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
+
+# ---- without a memory cgroup (not root: no cgroup can be made) ----
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	chmod 0711 "$T" && mkdir -m 0777 "$T/nobody"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PN" run -o "$T/nobody/r" --exec -- sh -c "sleep 0.5 & exit 0" >/dev/null 2>&1
+	rc=$?
+	r=$(json "$T/nobody/r/run.json" "(lambda e: '%s|%s|%s' % (e['cgroup'], e['survivors'], e['cgroup_note']))(${ph}[\"exec\"])")
+	expect "without a memory cgroup (as nobody) the command runs as a plain child, exec.cgroup and survivors null, the note says why (exit $rc)" \
+		"rc=$rc $r" test $rc -eq 0 -a "${r%%|no cgroup:*}" = "None|None"
+else
+	skip "without a memory cgroup the command runs as a plain child, with a note" \
+		"needs root and setpriv to run as another user"
+fi
 "$PN" run -o "$T/probe" --exec -- true >/dev/null 2>&1
 cgv=$(json "$T/probe/run.json" 'd["accounting"]["cgroup"]["version"]')
 cgwhy=$(json "$T/probe/run.json" 'd["accounting"]["cgroup"]["reason"]')
