@@ -150,14 +150,29 @@ static int64_t cg_pages(const struct pn_cg_node *n, int version)
 	       n->pages[PN_CG_PAGETABLES] + n->pages[PN_CG_SLAB];
 }
 
+/* cg_pages() by the kinds of a node's reading.  v1's unevictable pages may
+ * be anon or file: no kind.  (v1 counts shmem as anon, the node as file.) */
+static void cg_kinds(const struct pn_cg_node *n, int version, int64_t *kinds)
+{
+	kinds[PN_KIND_ANON] += n->pages[PN_CG_ANON];
+	kinds[PN_KIND_FILE] += n->pages[PN_CG_FILE];
+	if (version == 1)
+		return;
+	kinds[PN_KIND_KERNEL_STACK] += n->pages[PN_CG_KERNEL_STACK];
+	kinds[PN_KIND_PAGE_TABLES] += n->pages[PN_CG_PAGETABLES];
+	kinds[PN_KIND_SLAB] += n->pages[PN_CG_SLAB];
+}
+
 /*
  * The --exec command's explained pages on role node k.  With --explicit,
  * everything its process tree holds on the node is explicit: what its
  * census found mapped at exit, or what its cgroup leaf holds at the
  * after-read (page cache it allocated under its own policy included,
  * children that outlived it too), whichever is more.  Without, nothing.
+ * kinds (may be NULL) gets the leaf's pages by kind: they explain growth of
+ * their own kind (page cache is not anonymous); the rest is anonymous.
  */
-static int64_t exec_explained(const struct phase *p, int k)
+static int64_t exec_explained(const struct phase *p, int k, int64_t *kinds)
 {
 	const struct pn_exec_state *x = &p->exec;
 	int64_t census, in_cg;
@@ -166,6 +181,8 @@ static int64_t exec_explained(const struct phase *p, int k)
 		return 0;
 	census = x->last_pages[p->acct[k].node];
 	in_cg = x->cgn ? cg_pages(&x->cgn[k], p->r->cg.version) : 0;
+	if (x->cgn && kinds)
+		cg_kinds(&x->cgn[k], p->r->cg.version, kinds);
 	return census > in_cg ? census : in_cg;
 }
 
@@ -185,7 +202,7 @@ void pn_phase_explain(struct phase *p)
 				a->explained_freed_pages += (int64_t)s->w.res.freed_pages[a->node];
 			}
 		}
-		a->explained_pages += exec_explained(p, k);
+		a->explained_pages += exec_explained(p, k, a->explained_kind_pages);
 		pn_node_acct_compute(a);
 	}
 }
@@ -210,7 +227,7 @@ static int64_t exec_attribute(struct phase *p, int k, cJSON *att, cJSON *dis)
 		cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
 		return 0;
 	}
-	own = cg_pages(&x->cgn[k], p->r->cg.version) - exec_explained(p, k);
+	own = cg_pages(&x->cgn[k], p->r->cg.version) - exec_explained(p, k, NULL);
 	if (own <= 0 || !a->is_private)
 		return 0;
 	e = cJSON_CreateObject();

@@ -183,6 +183,11 @@ expect "--explicit, the command writes $MB MiB: its leaf holds $file page-cache 
 	"r=$r $(cat "$T/pc-explicit.err")" test "$file" -ge $((P - tol))
 expect "  ... all explained: explained pages $explained = max(census $census, leaf $total)" \
 	"r=$r" test "$explained" -eq "$want" -a "$explained" -ge $((P - tol))
+k=$(json "$T/pc-explicit/run.json" "(lambda n: '%d %d %d' % (int(n['explained_kind_pages'].get('file', 0)), int(n['growth_pages']['file']), int(n['general_end']['file'])))(${ph}[\"nodes\"][\"0\"])")
+read -r kfile gfile efile <<<"${k:--1 -1 -1}"
+want=$((gfile - kfile > 0 ? gfile - kfile : 0))
+expect "  ... its $kfile page-cache pages explain file growth: general file pages at the end $efile = max(0, growth $gfile - $kfile)" \
+	"k=$k" test "$kfile" -eq "$file" -a "$efile" -eq "$want"
 a=$(json "$T/pc-explicit/run.json" "[e['pages'] for e in ${ph}[\"nodes\"][\"0\"][\"attribution\"] if e['workload'] == '--exec']")
 expect "  ... none of it attributed to \"--exec\" as general ($a)" "a=$a" test "$a" = "[]" -a "$file" -ge $((P - tol))
 g=$(json "$T/pc-general/run.json" "(lambda n: '%d %d' % (int(n['explained_pages']), sum(int(e['pages']) for e in n['attribution'] if e['workload'] == '--exec')))(${ph}[\"nodes\"][\"0\"])")
