@@ -286,7 +286,7 @@ void pn_node_acct_sample(struct pn_node_acct *a, const struct pn_node_read *r)
 }
 
 void pn_general_at(const struct pn_node_read *before, const struct pn_node_read *now,
-		   int64_t explained, struct pn_general *g)
+		   int64_t explained, const int64_t *explained_kind, struct pn_general *g)
 {
 	int64_t d[PN_NKINDS], rest;
 
@@ -295,6 +295,16 @@ void pn_general_at(const struct pn_node_read *before, const struct pn_node_read 
 	for (int k = 0; k < PN_NKINDS; k++) {
 		d[k] = now->kinds[k] - before->kinds[k];
 		g->net += d[k];
+	}
+	/* Pages of a known kind explain growth of that kind only (what is
+	 * left over is not moved to another kind). */
+	for (int k = 0; explained_kind && k < PN_NKINDS; k++) {
+		int64_t e = explained_kind[k] < explained ? explained_kind[k] : explained;
+
+		if (e <= 0)
+			continue;
+		explained -= e;
+		d[k] -= e;
 	}
 	/*
 	 * Explicit pages are anonymous.  Those not mapped yet at this moment (a
@@ -322,7 +332,7 @@ void pn_node_acct_compute(struct pn_node_acct *a)
 	a->used_growth_pages = a->after.used - a->before.used;
 	for (int k = 0; k < PN_NKINDS; k++)
 		a->growth[k] = a->after.kinds[k] - a->before.kinds[k];
-	pn_general_at(&a->before, &a->after, a->explained_pages, &a->end);
+	pn_general_at(&a->before, &a->after, a->explained_pages, a->explained_kind_pages, &a->end);
 	a->peak = a->end;
 	a->unsettled_samples = 0;
 	for (size_t i = 0; i < a->nsamples; i++) {
@@ -336,7 +346,8 @@ void pn_node_acct_compute(struct pn_node_acct *a)
 			continue;
 		}
 		pn_general_at(&a->before, &a->samples[i],
-			      a->explained_pages + a->explained_freed_pages, &g);
+			      a->explained_pages + a->explained_freed_pages,
+			      a->explained_kind_pages, &g);
 		if (g.total > a->peak.total) {
 			a->peak = g;
 			a->peak.at_peak = true;
@@ -402,6 +413,11 @@ cJSON *pn_node_acct_json(const struct pn_node_acct *a)
 		cJSON_AddNumberToObject(k, pn_kind_names[i], (double)a->growth[i]);
 	cJSON_AddNumberToObject(o, "explained_pages", (double)a->explained_pages);
 	cJSON_AddNumberToObject(o, "explained_freed_pages", (double)a->explained_freed_pages);
+	k = cJSON_AddObjectToObject(o, "explained_kind_pages");
+	for (int i = 0; i < PN_NKINDS; i++)
+		if (a->explained_kind_pages[i])
+			cJSON_AddNumberToObject(k, pn_kind_names[i],
+						(double)a->explained_kind_pages[i]);
 	cJSON_AddNumberToObject(o, "samples", (double)a->nsamples);
 	cJSON_AddNumberToObject(o, "samples_unsettled", (double)a->unsettled_samples);
 	cJSON_AddItemToObject(o, "general_pages", general_json(&a->general, &a->before));

@@ -15,7 +15,9 @@
  *
  * General pages on a private node = growth - the foreground workloads'
  * explicit pages there (their move_pages census), by kind (explicit pages
- * are anonymous), taken at the end of the phase and at every sampled moment;
+ * are anonymous, except those whose kind a cgroup's numa_stat gives: the
+ * --exec --explicit command's page cache is netted from file growth), taken
+ * at the end of the phase and at every sampled moment;
  * the moment with the most general pages wins (a transient allocation still
  * counts).  General pages by kind are each kind's growth beyond the explained
  * pages, never negative, and the total is their exact sum: page cache that
@@ -98,6 +100,9 @@ struct pn_node_acct {
 	size_t unsettled_samples;      /* left out of the peak (computed) */
 	int64_t explained_pages;       /* foreground explicit census on this node */
 	int64_t explained_freed_pages; /* verified explicit pages freed before the end */
+	/* of explained_pages, those of a known kind (from a cgroup's numa_stat),
+	 * netted from that kind; the rest are anonymous (then "other") */
+	int64_t explained_kind_pages[PN_NKINDS];
 	/* computed by pn_node_acct_compute() */
 	int64_t used_growth_pages; /* end - before */
 	int64_t growth[PN_NKINDS];
@@ -107,9 +112,10 @@ struct pn_node_acct {
 
 void pn_node_acct_sample(struct pn_node_acct *a, const struct pn_node_read *r);
 void pn_node_acct_compute(struct pn_node_acct *a);
-/* General pages at one moment against the final explained count. */
+/* General pages at one moment against the final explained count, of which
+ * explained_kind[k] (NULL: none) are of kind k. */
 void pn_general_at(const struct pn_node_read *before, const struct pn_node_read *now,
-		   int64_t explained, struct pn_general *g);
+		   int64_t explained, const int64_t *explained_kind, struct pn_general *g);
 struct cJSON *pn_node_acct_json(const struct pn_node_acct *a);
 void pn_node_acct_free(struct pn_node_acct *a);
 

@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,50 @@ int pn_cg_remove(const char *path)
 		nanosleep(&ts, NULL);
 	}
 	return -EBUSY;
+}
+
+int pn_cg_procs(const char *path, pid_t *pids, size_t max)
+{
+	char rel[PATH_MAX + 16], *save = NULL;
+	size_t buflen = (size_t)1 << 16;
+	char *buf = pn_xcalloc(1, buflen);
+	ssize_t len;
+	int n = 0;
+
+	snprintf(rel, sizeof(rel), "%s/cgroup.procs", path);
+	len = pn_read_text(rel, buf, buflen);
+	if (len < 0) {
+		free(buf);
+		return (int)len;
+	}
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *end;
+		long v = strtol(l, &end, 10);
+
+		if (end == l || *end || v <= 0)
+			continue;
+		if ((size_t)n < max)
+			pids[n] = (pid_t)v;
+		n++;
+	}
+	free(buf);
+	return n;
+}
+
+int pn_cg_signal(const struct pn_cgroup_root *cr, const char *path, int sig)
+{
+	pid_t pids[512];
+	char rel[PATH_MAX + 16];
+	int n = pn_cg_procs(path, pids, PN_ARRAY_SIZE(pids));
+
+	if (n <= 0)
+		return n;
+	snprintf(rel, sizeof(rel), "%s/cgroup.kill", path);
+	if (sig == SIGKILL && cr->version == 2 && pn_exists(rel) && !pn_write_text(rel, "1"))
+		return n;
+	for (int i = 0; i < n && i < (int)PN_ARRAY_SIZE(pids); i++)
+		kill(pids[i], sig);
+	return n;
 }
 
 static int kind_of(const char *key, int version)

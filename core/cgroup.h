@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct pn_cgroup_root {
 	int version;	     /* 2, 1, or 0 = no memory cgroups here */
@@ -43,6 +44,14 @@ int pn_cg_set_high(const struct pn_cgroup_root *cr, const char *path, uint64_t b
 int pn_cg_oom_kills(const struct pn_cgroup_root *cr, const char *path, int64_t *kills);
 /* Remove the leaf, waiting briefly while it still holds exiting tasks. */
 int pn_cg_remove(const char *path);
+/* The processes in the leaf (its cgroup.procs): the first max pids into
+ * pids; returns how many it lists (may be more than max) or -errno. */
+int pn_cg_procs(const char *path, pid_t *pids, size_t max);
+/* Send sig to every process in the leaf; returns how many it listed or
+ * -errno.  SIGKILL on v2 writes cgroup.kill where the kernel has it (no pid
+ * can be reused or forked past it); elsewhere pid by pid from cgroup.procs,
+ * so the caller repeats until pn_cg_procs() says the leaf is empty. */
+int pn_cg_signal(const struct pn_cgroup_root *cr, const char *path, int sig);
 
 /* Kinds of memory.numa_stat that the accounting uses, in pages. */
 enum pn_cg_kind {

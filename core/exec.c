@@ -2,14 +2,27 @@
 /*
  * exec.c - the --exec command as a phase's workload, `perf stat` style.
  *
- * Where its pages live comes from its page table: /proc/PID/pagemap PFNs
- * mapped to nodes by the memory-block layout (root), else move_pages(pid,
- * ..., NULL) over its mappings -- the kernel's own answer per page, which
- * unlike numa_maps also sees nodes a kernel leaves out of its reports.
- * It is sampled every interval and, exactly, once more when the command
- * exits: the command runs under ptrace with PTRACE_O_TRACEEXIT, which stops
- * it at exit with its memory still mapped.  (Only the command's own process
- * is followed, not processes it forks.)
+ * The command is forked into its own cgroup leaf (exec_cg.c: made with the
+ * workloads' leaves, before the phase's first node read; the child enters
+ * it before execve), so the leaf holds its whole process tree.  It runs
+ * under ptrace: held at its exec trap until the phase's event collectors
+ * have begun with its pid registered (they follow its forks), and stopped
+ * at exit (PTRACE_O_TRACEEXIT) with its memory still mapped for a last
+ * census.  Processes it leaves in its leaf keep running through the
+ * after-read, so what they hold is in the leaf's memory.numa_stat and
+ * attributed to "--exec"; then they get SIGTERM and, PN_EXEC_GRACE_MS
+ * later, SIGKILL, and the results count them.  A stop request ends the
+ * command and its leaf the same way.  Without a memory cgroup the command
+ * is a plain child: a note in the results, its children neither followed
+ * nor ended.
+ *
+ * Where the command's own pages live comes from its page table:
+ * /proc/PID/pagemap PFNs mapped to nodes by the memory-block layout (root),
+ * else move_pages(pid, ..., NULL) over its mappings -- the kernel's own
+ * answer per page, which unlike numa_maps also sees nodes a kernel leaves
+ * out of its reports.  It is sampled every interval and, exactly, once more
+ * at exit.  With --explicit, what it holds on a private node -- that census
+ * or its leaf's numa_stat, whichever is more -- is explicit (phase_json.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -18,6 +31,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
@@ -141,17 +155,40 @@ void pn_exec_sample(struct pn_exec_state *x)
 	free(pages);
 }
 
+/* The command is in its leaf: cgroup.procs lists it (it entered before
+ * execve; a failed write leaves it where the runner is). */
+static void check_leaf(struct pn_exec_state *x)
+{
+	pid_t pids[64];
+	int n = pn_cg_procs(x->leaf, pids, PN_ARRAY_SIZE(pids));
+
+	for (int i = 0; i < n && i < (int)PN_ARRAY_SIZE(pids); i++)
+		if (pids[i] == x->pid)
+			return;
+	snprintf(x->cg_note, sizeof(x->cg_note), "the command did not enter cgroup %.160s",
+		 x->leaf);
+	pn_warn("--exec: %s: its memory.numa_stat is not the command's", x->cg_note);
+	x->have_leaf = false;
+}
+
 int pn_exec_start(struct run *r, struct pn_exec_state *x)
 {
 	int st;
 
-	memset(x, 0, sizeof(*x));
 	fflush(NULL);
 	x->pid = fork();
 	if (x->pid < 0)
 		return pn_error(-errno, "--exec: fork: %s", strerror(errno));
 	if (x->pid == 0) {
-		/* Traced so that the exit can be stopped for a last census. */
+		/* Into its leaf before execve: what the exec allocates is the
+		 * leaf's, and so is everything the command forks. */
+		int ret = x->have_leaf ? pn_cg_enter(x->leaf) : 0;
+
+		if (ret)
+			fprintf(stderr, "pnbench: warning: --exec: cannot enter cgroup %s: %s\n",
+				x->leaf, strerror(-ret));
+		/* Traced: held at the exec trap until pn_exec_go(), and stopped
+		 * at exit for a last census. */
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
 		execvp(r->o->exec_argv[0], r->o->exec_argv);
 		fprintf(stderr, "pnbench: error: --exec: %s: %s\n", r->o->exec_argv[0],
@@ -162,18 +199,55 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 	x->method = "move_pages";
 	/* PFN -> node for the pagemap census; reloaded at exit (hot-plug) */
 	x->have_pfnmap = geteuid() == 0 && pn_pfnmap_load(&x->pfnmap) == 0;
-	/* The tracee stops with SIGTRAP at a successful execve. */
-	if (waitpid(x->pid, &st, 0) == x->pid && WIFSTOPPED(st)) {
+	/* The tracee stops with SIGTRAP at a successful execve; a signal that
+	 * reaches it before is delivered. */
+	for (;;) {
+		pid_t w = waitpid(x->pid, &st, 0);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w != x->pid) {
+			pn_warn("--exec: cannot wait for the command: %s", strerror(errno));
+			st = 127 << 8; /* as if it could not run: the run fails */
+			break;
+		}
+		if (!WIFSTOPPED(st) || WSTOPSIG(st) == SIGTRAP)
+			break;
+		/* NOLINTNEXTLINE(performance-no-int-to-ptr): ptrace's data argument */
+		ptrace(PTRACE_CONT, x->pid, NULL, (void *)(long)WSTOPSIG(st));
+	}
+	if (WIFSTOPPED(st)) {
 		if (ptrace(PTRACE_SETOPTIONS, x->pid, NULL,
 			   /* NOLINTNEXTLINE(performance-no-int-to-ptr): ptrace's data argument */
 			   (void *)(long)(PTRACE_O_TRACEEXIT | PTRACE_O_EXITKILL)) == 0)
 			x->exit_census = true;
-		ptrace(PTRACE_CONT, x->pid, NULL, NULL);
+		x->stopped = true;
+		if (x->have_leaf)
+			check_leaf(x);
 	} else if (WIFEXITED(st) || WIFSIGNALED(st)) {
 		x->exited = true;
 		x->status = st;
 	}
 	return 0;
+}
+
+void pn_exec_go(struct pn_exec_state *x)
+{
+	if (x->stopped && !x->exited)
+		ptrace(PTRACE_CONT, x->pid, NULL, NULL);
+	x->stopped = false;
+}
+
+void pn_exec_abort(struct pn_exec_state *x)
+{
+	struct timespec ts = { 0, 1000000L };
+
+	if (!x->started || x->exited)
+		return;
+	kill(x->pid, SIGKILL);
+	pn_exec_go(x);
+	while (!pn_exec_poll(x))
+		nanosleep(&ts, NULL);
 }
 
 /* Non-blocking: handle stops, take the exit census; true once it exited. */
@@ -212,12 +286,6 @@ bool pn_exec_poll(struct pn_exec_state *x)
 		}
 	}
 	return true;
-}
-
-void pn_exec_interrupt(struct pn_exec_state *x)
-{
-	if (x->started && !x->exited)
-		kill(x->pid, SIGTERM);
 }
 
 /* numa_maps at exit beside the census: a kernel that leaves a node out of
@@ -300,6 +368,11 @@ cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x)
 		cJSON_AddNumberToObject(pn, key, (double)x->peak_pages[n]);
 	}
 	cross_check(ej, x);
+	if (x->have_leaf)
+		cJSON_AddNullToObject(ej, "cgroup_note");
+	else
+		cJSON_AddStringToObject(ej, "cgroup_note", x->cg_note);
+	cJSON_AddItemToObject(ej, "survivors", pn_exec_survivors_json(x));
 	if (failed) {
 		r->exec_failed++;
 		pn_warn("--exec: %s %s", r->o->exec_argv[0],

@@ -4,14 +4,16 @@
  *
  *   parent: setup() every workload (background first), check the phase's
  *           memory needs together against the suite budget, set knobs,
- *           make each workload's cgroup leaf;
+ *           make each workload's cgroup leaf (and the --exec command's);
  *   read every role node exactly (account.h);
- *   fork one child per workload into its leaf, start the event
- *   collectors' phase, the sampler thread, then let the children run;
+ *   fork one child per workload into its leaf, and the --exec command into
+ *   its own, held at its exec trap; start the event collectors' phase with
+ *   all their pids, the sampler thread, then let the children run;
  *   wait for the foreground children (and the --exec command), then stop
  *   the background ones;
  *   with every child's memory still mapped: read the nodes again and each
  *   leaf's memory.numa_stat; end the event collectors' phase;
+ *   end what the --exec command left running in its leaf;
  *   let the children tear down, record how each ended, restore knobs.
  * Node growth not explained by the foreground workloads' explicit pages is
  * general allocation, attributed to the run's cgroups where they hold it.
@@ -165,6 +167,8 @@ static void make_leaves(struct phase *p)
 {
 	for (size_t i = 0; i < p->nslots; i++)
 		make_leaf(p, i);
+	if (p->exec_mode)
+		pn_exec_leaf_make(p->r, &p->exec);
 }
 
 static void start_children(struct phase *p)
@@ -232,8 +236,10 @@ static void wait_slots(struct phase *p, size_t from, size_t to, bool with_exec)
 			pending = true;
 			pn_child_check_deadline(&s->child, now);
 		}
-		if (with_exec && p->exec.started && !p->exec.exited)
+		if (with_exec && p->exec.started && !p->exec.exited) {
 			pending |= !pn_exec_poll(&p->exec);
+			pn_exec_escalate(p->r, &p->exec, now);
+		}
 		if (!pending)
 			return;
 		if (pn_should_stop() && !stopping) {
@@ -242,7 +248,7 @@ static void wait_slots(struct phase *p, size_t from, size_t to, bool with_exec)
 				if (p->slots[i].started)
 					pn_child_interrupt(&p->slots[i].child);
 			if (with_exec)
-				pn_exec_interrupt(&p->exec);
+				pn_exec_interrupt(p->r, &p->exec);
 		}
 		{
 			struct pn_child *cs[64];
@@ -391,6 +397,13 @@ static void read_nodes(struct phase *p, bool after)
 
 static void read_cgroups(struct phase *p)
 {
+	int *nodes = pn_xcalloc((size_t)p->nnodes + 1, sizeof(*nodes));
+
+	for (int k = 0; k < p->nnodes; k++)
+		nodes[k] = p->acct[k].node;
+	if (p->exec_mode)
+		pn_exec_leaf_read(p->r, &p->exec, nodes, p->nnodes);
+	free(nodes);
 	for (size_t i = 0; i < p->nslots; i++) {
 		struct slot *s = &p->slots[i];
 
@@ -479,7 +492,7 @@ static void phase_init(struct phase *p, struct run *r, const struct pn_config *c
 	p->nbg = c->nbackground;
 	p->nslots = p->nbg + p->ph->nwl;
 	p->slots = pn_xcalloc(p->nslots + 1, sizeof(*p->slots));
-	p->pids = pn_xcalloc(p->nslots + 1, sizeof(*p->pids));
+	p->pids = pn_xcalloc(p->nslots + 1, sizeof(*p->pids)); /* + the --exec command */
 	p->flags = mmap(NULL, (p->nslots + 1) * sizeof(*p->flags), PROT_READ | PROT_WRITE,
 			MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p->flags == MAP_FAILED)
@@ -511,6 +524,7 @@ static void phase_free(struct phase *p)
 	pn_knobs_free(&p->knobs);
 	if (p->exec.have_pfnmap)
 		pn_pfnmap_free(&p->exec.pfnmap);
+	free(p->exec.cgn);
 	free(p->reps);
 	free(p->slots);
 	free(p->pids);
@@ -524,14 +538,23 @@ static int run_children(struct phase *p)
 	int ret = 0;
 
 	start_children(p);
+	/* The command exists, held at its exec trap, and is registered before
+	 * the event collectors' phase begins: they follow it and its forks. */
+	if (p->exec_mode && (ret = pn_exec_start(r, &p->exec)) == 0)
+		p->pids[p->ctx.npids++] = (struct pn_phase_pid){
+			.pid = p->exec.pid,
+			.explicit_alloc = r->o->exec_explicit,
+			.workload = "--exec",
+		};
 	events_begin(p);
 	sample_all(p);
-	if (pthread_create(&p->sth, NULL, sampler_main, p))
+	if (pthread_create(&p->sth, NULL, sampler_main, p)) {
+		pn_exec_abort(&p->exec);
 		return pn_error(-EAGAIN, "cannot start the sampler thread");
+	}
 	p->t0 = pn_now_ns();
 	go_children(p);
-	if (p->exec_mode)
-		ret = pn_exec_start(r, &p->exec);
+	pn_exec_go(&p->exec);
 	wait_slots(p, p->nbg, p->nslots, p->exec_mode);
 	for (size_t i = 0; i < p->nbg; i++)
 		if (p->slots[i].started)
@@ -566,6 +589,8 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 		events_end(&p);
 		sample_all(&p);
 	}
+	if (p.exec_mode)
+		pn_exec_end_survivors(r, &p.exec);
 	for (size_t i = 0; i < p.nslots; i++)
 		if (p.slots[i].started)
 			finish_slot(&p, &p.slots[i]);

@@ -46,31 +46,37 @@ static cJSON *outcome_json(const struct slot *s)
 	return o;
 }
 
-static cJSON *cgroup_json(const struct phase *p, const struct slot *s)
+/* A leaf's path, limits and numa_stat per role node (cgn NULL: unread). */
+static cJSON *leaf_json(const struct phase *p, const char *path, uint64_t max, uint64_t high,
+			const struct pn_cg_node *cgn)
 {
-	cJSON *o, *ns;
+	cJSON *o = cJSON_CreateObject(), *ns;
 
-	if (!s->child.has_cg)
-		return cJSON_CreateNull();
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "path", s->child.cg_path);
+	cJSON_AddStringToObject(o, "path", path);
 	cJSON_AddNumberToObject(o, "version", p->r->cg.version);
-	cJSON_AddNumberToObject(o, "memory_max", (double)s->w.memory_max);
-	cJSON_AddNumberToObject(o, "memory_high", (double)s->w.memory_high);
+	cJSON_AddNumberToObject(o, "memory_max", (double)max);
+	cJSON_AddNumberToObject(o, "memory_high", (double)high);
 	ns = cJSON_AddObjectToObject(o, "numa_stat");
-	for (int k = 0; s->cgn && k < p->nnodes; k++) {
+	for (int k = 0; cgn && k < p->nnodes; k++) {
 		char key[16];
 		cJSON *nj;
 
 		snprintf(key, sizeof(key), "%d", p->acct[k].node);
 		nj = cJSON_AddObjectToObject(ns, key);
-		cJSON_AddBoolToObject(nj, "listed", s->cgn[k].node_listed);
+		cJSON_AddBoolToObject(nj, "listed", cgn[k].node_listed);
 		for (int c = 0; c < PN_CG_NKINDS; c++)
-			if (s->cgn[k].have[c])
+			if (cgn[k].have[c])
 				cJSON_AddNumberToObject(nj, pn_cg_kind_names[c],
-							(double)s->cgn[k].pages[c]);
+							(double)cgn[k].pages[c]);
 	}
 	return o;
+}
+
+static cJSON *cgroup_json(const struct phase *p, const struct slot *s)
+{
+	if (!s->child.has_cg)
+		return cJSON_CreateNull();
+	return leaf_json(p, s->child.cg_path, s->w.memory_max, s->w.memory_high, s->cgn);
 }
 
 static void say_why(struct run *r, const struct slot *s, const char *why)
@@ -136,6 +142,50 @@ static cJSON *slot_json(struct phase *p, struct slot *s)
 
 /* --------------------------------------------------- explained, attributed */
 
+static int64_t cg_pages(const struct pn_cg_node *n, int version)
+{
+	if (version == 1)
+		return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_UNEVICTABLE];
+	return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_KERNEL_STACK] +
+	       n->pages[PN_CG_PAGETABLES] + n->pages[PN_CG_SLAB];
+}
+
+/* cg_pages() by the kinds of a node's reading.  v1's unevictable pages may
+ * be anon or file: no kind.  (v1 counts shmem as anon, the node as file.) */
+static void cg_kinds(const struct pn_cg_node *n, int version, int64_t *kinds)
+{
+	kinds[PN_KIND_ANON] += n->pages[PN_CG_ANON];
+	kinds[PN_KIND_FILE] += n->pages[PN_CG_FILE];
+	if (version == 1)
+		return;
+	kinds[PN_KIND_KERNEL_STACK] += n->pages[PN_CG_KERNEL_STACK];
+	kinds[PN_KIND_PAGE_TABLES] += n->pages[PN_CG_PAGETABLES];
+	kinds[PN_KIND_SLAB] += n->pages[PN_CG_SLAB];
+}
+
+/*
+ * The --exec command's explained pages on role node k.  With --explicit,
+ * everything its process tree holds on the node is explicit: what its
+ * census found mapped at exit, or what its cgroup leaf holds at the
+ * after-read (page cache it allocated under its own policy included,
+ * children that outlived it too), whichever is more.  Without, nothing.
+ * kinds (may be NULL) gets the leaf's pages by kind: they explain growth of
+ * their own kind (page cache is not anonymous); the rest is anonymous.
+ */
+static int64_t exec_explained(const struct phase *p, int k, int64_t *kinds)
+{
+	const struct pn_exec_state *x = &p->exec;
+	int64_t census, in_cg;
+
+	if (!p->exec_mode || !p->r->o->exec_explicit)
+		return 0;
+	census = x->last_pages[p->acct[k].node];
+	in_cg = x->cgn ? cg_pages(&x->cgn[k], p->r->cg.version) : 0;
+	if (x->cgn && kinds)
+		cg_kinds(&x->cgn[k], p->r->cg.version, kinds);
+	return census > in_cg ? census : in_cg;
+}
+
 void pn_phase_explain(struct phase *p)
 {
 	for (int k = 0; k < p->nnodes; k++) {
@@ -152,18 +202,41 @@ void pn_phase_explain(struct phase *p)
 				a->explained_freed_pages += (int64_t)s->w.res.freed_pages[a->node];
 			}
 		}
-		if (p->exec_mode && p->r->o->exec_explicit)
-			a->explained_pages += p->exec.last_pages[a->node];
+		a->explained_pages += exec_explained(p, k, a->explained_kind_pages);
 		pn_node_acct_compute(a);
 	}
 }
 
-static int64_t cg_pages(const struct pn_cg_node *n, int version)
+/* What the --exec command's leaf holds on node k beyond its explained pages
+ * (all of it without --explicit: a leak by the command); disagreements. */
+static int64_t exec_attribute(struct phase *p, int k, cJSON *att, cJSON *dis)
 {
-	if (version == 1)
-		return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_UNEVICTABLE];
-	return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_KERNEL_STACK] +
-	       n->pages[PN_CG_PAGETABLES] + n->pages[PN_CG_SLAB];
+	const struct pn_exec_state *x = &p->exec;
+	const struct pn_node_acct *a = &p->acct[k];
+	int64_t own;
+	char buf[240];
+	cJSON *e;
+
+	if (!p->exec_mode || !x->cgn)
+		return 0;
+	if (x->last_pages[a->node] > 0 && !x->cgn[k].node_listed) {
+		snprintf(buf, sizeof(buf),
+			 "memory.numa_stat of the --exec command does not list node %d, though "
+			 "its census found %lld of its pages there",
+			 a->node, (long long)x->last_pages[a->node]);
+		cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
+		return 0;
+	}
+	own = cg_pages(&x->cgn[k], p->r->cg.version) - exec_explained(p, k, NULL);
+	if (own <= 0 || !a->is_private)
+		return 0;
+	e = cJSON_CreateObject();
+	cJSON_AddStringToObject(e, "source", "cgroup");
+	cJSON_AddStringToObject(e, "workload", "--exec");
+	cJSON_AddStringToObject(e, "role", "foreground");
+	cJSON_AddNumberToObject(e, "pages", (double)own);
+	cJSON_AddItemToArray(att, e);
+	return own;
 }
 
 /* Where the general pages of node k are held, and where sources disagree. */
@@ -212,6 +285,7 @@ static void attribute(struct phase *p, int k, cJSON *nj)
 		cJSON_AddItemToArray(att, e);
 		held += own;
 	}
+	held += exec_attribute(p, k, att, dis);
 	if (a->is_private) {
 		cJSON *e = cJSON_CreateObject();
 
@@ -268,15 +342,21 @@ static cJSON *node_json(struct phase *p, int k)
 	struct run *r = p->r;
 	struct pn_node_acct *a = &p->acct[k];
 	cJSON *nj = pn_node_acct_json(a), *src = cJSON_AddObjectToObject(nj, "sources");
+	const char *explained = "move_pages census of foreground workloads";
+	const char *attribution = "memory.numa_stat of each workload's cgroup";
 
 	cJSON_AddStringToObject(src, "growth",
 				r->refresh_ok
 					? "nodeN/meminfo - zoneinfo pcp, stat_refresh folded"
 					: "nodeN/meminfo - zoneinfo pcp, not folded (not root)");
-	cJSON_AddStringToObject(src, "explained", "move_pages census of foreground workloads");
+	if (p->exec_mode && r->o->exec_explicit)
+		explained = "move_pages census of foreground workloads; the --exec command's "
+			    "census or its cgroup's numa_stat, whichever is more";
+	if (p->exec.have_leaf)
+		attribution = "memory.numa_stat of each workload's and the --exec command's cgroup";
+	cJSON_AddStringToObject(src, "explained", explained);
 	cJSON_AddStringToObject(src, "attribution",
-				r->cg.version ? "memory.numa_stat of each workload's cgroup"
-					      : "none (no memory cgroups)");
+				r->cg.version ? attribution : "none (no memory cgroups)");
 	attribute(p, k, nj);
 	if (a->is_private) {
 		int64_t g = a->general.total > 0 ? a->general.total : 0;
@@ -380,8 +460,15 @@ cJSON *pn_phase_json(struct phase *p, int ret)
 	wj = cJSON_AddArrayToObject(pj, "workloads");
 	for (size_t i = 0; i < p->nslots; i++)
 		cJSON_AddItemToArray(wj, slot_json(p, &p->slots[i]));
-	if (p->exec_mode)
-		cJSON_AddItemToObject(pj, "exec", pn_exec_json(p->r, &p->exec));
+	if (p->exec_mode) {
+		cJSON *ej = pn_exec_json(p->r, &p->exec);
+
+		cJSON_AddItemToObject(ej, "cgroup",
+				      p->exec.have_leaf
+					      ? leaf_json(p, p->exec.leaf, 0, 0, p->exec.cgn)
+					      : cJSON_CreateNull());
+		cJSON_AddItemToObject(pj, "exec", ej);
+	}
 	nj = cJSON_AddObjectToObject(pj, "nodes");
 	for (int k = 0; k < p->nnodes; k++) {
 		char key[16];

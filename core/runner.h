@@ -70,6 +70,29 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter,
 		 struct cJSON *phases_json);
 
 /* exec.c: run the --exec command as part of a phase */
+
+/* SIGTERM first, SIGKILL this long after to what is still alive: the
+ * command after a stop request, what it left running in its cgroup leaf
+ * after it exited.  Long enough for a process to exit cleanly on SIGTERM
+ * (the workloads' children get the same, child.c), short enough that a
+ * command ignoring SIGTERM does not hold the run up noticeably. */
+#define PN_EXEC_GRACE_MS	  2000
+#define PN_EXEC_SURVIVOR_EXAMPLES 8
+
+/* Processes left in the command's leaf once it exited (its own process
+ * reaped), counted after the after-read, and how they were ended. */
+struct pn_exec_survivors {
+	bool checked;	/* the leaf was listed (it had a leaf, cgroup.procs read) */
+	int count;	/* processes in the leaf then */
+	int terminated; /* of those, gone within the grace period after SIGTERM */
+	int killed;	/* still there after it: SIGKILL */
+	int nexamples;
+	struct {
+		pid_t pid;
+		char comm[16];
+	} ex[PN_EXEC_SURVIVOR_EXAMPLES];
+};
+
 struct pn_exec_state {
 	pid_t pid;
 	int status; /* waitpid status once exited */
@@ -86,12 +109,39 @@ struct pn_exec_state {
 	uint64_t skipped_bytes; /* move_pages: VMAs too large to walk */
 	bool have_numa_maps;	/* numa_maps read at exit, to cross-check */
 	struct pn_numa_maps numa_maps;
+	bool stopped; /* held at its exec trap until pn_exec_go() */
+	/* exec_cg.c: its cgroup leaf */
+	bool have_leaf;		/* it runs in leaf (it entered it before execve) */
+	char leaf[PATH_MAX];	/* relative to the sysroot */
+	char cg_note[200];	/* why it runs without a leaf */
+	struct pn_cg_node *cgn; /* per role node, phase order: numa_stat at the after-read */
+	struct pn_exec_survivors surv;
+	int kill_stage; /* stop request: 0, 1 = SIGTERM sent, 2 = SIGKILL sent */
+	uint64_t kill_at_ns;
 };
+/* Fork the command into its leaf (x->leaf when x->have_leaf) and hold it at
+ * its exec trap: it runs nothing of its own before pn_exec_go(). */
 int pn_exec_start(struct run *r, struct pn_exec_state *x);
+void pn_exec_go(struct pn_exec_state *x);
+/* Kill and reap it (the phase could not start) */
+void pn_exec_abort(struct pn_exec_state *x);
 bool pn_exec_poll(struct pn_exec_state *x); /* true once it exited */
 void pn_exec_sample(struct pn_exec_state *x);
-void pn_exec_interrupt(struct pn_exec_state *x);
 struct cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x);
+
+/* exec_cg.c: the command's cgroup leaf, made before the phase's first read
+ * (a note in x->cg_note when there is none) */
+void pn_exec_leaf_make(struct run *r, struct pn_exec_state *x);
+/* numa_stat of the leaf for each of nodes[0..n) into x->cgn (NULL if unread) */
+void pn_exec_leaf_read(struct run *r, struct pn_exec_state *x, const int *nodes, int n);
+/* Stop request: SIGTERM to the command and its leaf, once */
+void pn_exec_interrupt(struct run *r, struct pn_exec_state *x);
+/* SIGKILL to what is left PN_EXEC_GRACE_MS after pn_exec_interrupt() */
+void pn_exec_escalate(struct run *r, struct pn_exec_state *x, uint64_t now_ns);
+/* After the after-read: end what the command left in its leaf (x->surv),
+ * remove the leaf */
+void pn_exec_end_survivors(struct run *r, struct pn_exec_state *x);
+struct cJSON *pn_exec_survivors_json(const struct pn_exec_state *x);
 
 /* results.c */
 struct cJSON *pn_results_new_root(struct run *r, const struct pn_config *c);

@@ -116,6 +116,33 @@ static void test_explained(void **state)
 }
 
 /*
+ * Explained pages of a known kind (the --exec --explicit command's page
+ * cache, from its cgroup's numa_stat) explain growth of that kind; the rest
+ * stay anonymous.  More of a kind than the kind grew hides nothing else.
+ */
+static void test_explained_kind(void **state)
+{
+	struct pn_node_acct a = { .node = 1, .is_private = true, .explained_pages = 8192 + 100 };
+	struct pn_node_acct b = { .node = 1, .is_private = true, .explained_pages = 9000 };
+
+	(void)state;
+	a.explained_kind_pages[PN_KIND_FILE] = 8192;
+	a.before = rd(MB(10), MB(1), MB(1), 0, 10, 1);
+	a.after = rd(MB(10) + 8292 * PS, MB(1) + 100 * PS, MB(1) + 8192 * PS, 0, 10, 2);
+	pn_node_acct_compute(&a);
+	assert_int_equal(a.general.total, 0);
+	assert_int_equal(kind_sum(&a.general), 0);
+
+	b.explained_kind_pages[PN_KIND_FILE] = 9000;
+	b.before = a.before;
+	b.after = rd(MB(10) + 8242 * PS, MB(1) + 50 * PS, MB(1) + 8192 * PS, 0, 10, 2);
+	pn_node_acct_compute(&b);
+	assert_int_equal(b.general.by_kind[PN_KIND_FILE], 0);
+	assert_int_equal(b.general.by_kind[PN_KIND_ANON], 50);
+	assert_int_equal(b.general.total, 50);
+}
+
+/*
  * Transient allocations: page cache at one moment, slab at another, both
  * gone at the end.  The general pages are those of the worse moment, with
  * that moment's kinds (a field-wise maximum would add both and no moment
@@ -270,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_quiet),
 		cmocka_unit_test(test_known_leak),
 		cmocka_unit_test(test_explained),
+		cmocka_unit_test(test_explained_kind),
 		cmocka_unit_test(test_peak_is_one_moment),
 		cmocka_unit_test(test_shrink_does_not_hide),
 		cmocka_unit_test(test_peak_never_blames_explicit),
