@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "collector.h"
+#include "outdir.h"
 #include "params.h"
 #include "pn.h"
 #include "procfs.h"
@@ -36,8 +37,8 @@ static int cmd_help(int argc, char **argv);
 
 static void run_usage(FILE *f)
 {
-	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--iterations N] [--private "
-	      "LIST|auto]\n"
+	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
+	      "[--private LIST|auto]\n"
 	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
@@ -48,6 +49,8 @@ static void run_usage(FILE *f)
 	      "\n"
 	      "  -o, --output DIR     results directory (default results/runs/<name>-<utc time>)\n"
 	      "      --force          reuse a DIR that already holds a run.json\n"
+	      "      --no-wait        refuse (exit 2) instead of waiting while another run\n"
+	      "                       holds the host lock (" PN_HOST_LOCK ")\n"
 	      "  -n, --iterations N   override the config's iterations\n"
 	      "      --private LIST   nodes that play the private-device role (e.g. 1,2), or auto\n"
 	      "      --exec           run the command after `--` in every phase\n"
@@ -57,7 +60,12 @@ static void run_usage(FILE *f)
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
 	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
-	      "(OOM kill, SIGBUS, timeout) is recorded as its outcome.\n"
+	      "(OOM kill, SIGBUS, timeout) is recorded as its outcome.  DIR is locked for\n"
+	      "the run (a second run into it is refused) and never written through a\n"
+	      "symlink (a symlinked DIR is refused).  Runs as root on the live system\n"
+	      "(knobs, cgroups, mounts) take the host lock one at a time.  SIGINT, SIGTERM,\n"
+	      "SIGHUP and SIGQUIT stop a run: knobs, cgroups and mounts put back, results\n"
+	      "kept and marked incomplete; SIGPIPE is ignored.\n"
 	      "\n"
 	      "Exit: 0 verdict passed (something was judged and nothing failed)\n"
 	      "      1 verdict failed (general pages on a private node, a failed check,\n"
@@ -76,6 +84,7 @@ static int cmd_run(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "no-wait", no_argument, NULL, 'W' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "private", required_argument, NULL, 'P' },
 		{ "exec", no_argument, NULL, 'x' },
@@ -101,6 +110,7 @@ static int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 'o': o.outdir = optarg; break;
 		case 'F': o.force = true; break;
+		case 'W': o.no_wait = true; break;
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -140,6 +150,8 @@ static int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return PN_EXIT_USAGE;
 	}
+	if (o.outdir && pn_outdir_check_arg(o.outdir))
+		return PN_EXIT_USAGE;
 	return pn_run(&o);
 }
 
