@@ -521,9 +521,14 @@ int main(int argc, char **argv)
 		return cmd_help(0, NULL);
 	if (!strcmp(argv[i], "--version"))
 		return cmd_version(0, NULL);
-	for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++)
-		if (!strcmp(argv[i], cmds[k].name))
-			return cmds[k].fn(argc - i, argv + i);
+	for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++) {
+		if (!strcmp(argv[i], cmds[k].name)) {
+			int rc = cmds[k].fn(argc - i, argv + i);
+
+			pn_mounts_undo(); /* tracefs, debugfs: only what the command mounted */
+			return rc;
+		}
+	}
 	pn_error(0, "unknown command \"%s\" (see pnbench help)", argv[i]);
 	return PN_EXIT_USAGE;
 }
