@@ -35,8 +35,8 @@ int pn_outfile_check(int dirfd, const char *dir, const char *name)
 			"%s%s%s: exists and is not a regular file (%s); remove it or pick "
 			"another -o DIR",
 			SHOWN(dir, name),
-			S_ISFIFO(st.st_mode)  ? "a FIFO"
-			: S_ISDIR(st.st_mode) ? "a directory"
+			S_ISFIFO(st.st_mode)   ? "a FIFO"
+			: S_ISDIR(st.st_mode)  ? "a directory"
 			: S_ISSOCK(st.st_mode) ? "a socket"
 					       : "a device");
 }
@@ -160,8 +160,7 @@ int pn_atomic_commit(struct pn_atomic_file *af)
 	return err;
 }
 
-int pn_atomic_writeat(int dirfd, const char *dir, const char *path, const char *data,
-		      size_t len)
+int pn_atomic_writeat(int dirfd, const char *dir, const char *path, const char *data, size_t len)
 {
 	struct pn_atomic_file af;
 	FILE *f = NULL;

@@ -41,8 +41,7 @@ int pn_atomic_commit(struct pn_atomic_file *af);
 /* Drop the temporary file. */
 void pn_atomic_abort(struct pn_atomic_file *af);
 /* Write a whole buffer atomically. */
-int pn_atomic_writeat(int dirfd, const char *dir, const char *path, const char *data,
-		      size_t len);
+int pn_atomic_writeat(int dirfd, const char *dir, const char *path, const char *data, size_t len);
 int pn_atomic_write(const char *path, const char *data, size_t len);
 
 #endif

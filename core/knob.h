@@ -36,7 +36,7 @@ struct pn_knob {
 	bool changed;  /* the new value was written */
 	bool restored; /* the old value was written back */
 	char error[128];
-	char now[256];		 /* what the knob read right after our write */
+	char now[256];		  /* what the knob read right after our write */
 	char changed_behind[256]; /* at restore it read this instead ("" = as we left it) */
 };
 

@@ -457,7 +457,7 @@ int pn_run(const struct pn_run_opts *o)
 	r.root = pn_results_new_root(&r, r.c0);
 	if (r.topo.hwloc_xml) {
 		int ret = pn_atomic_writeat(r.outfd, r.outdir, "topology.xml", r.topo.hwloc_xml,
-					strlen(r.topo.hwloc_xml));
+					    strlen(r.topo.hwloc_xml));
 		if (ret)
 			pn_warn("%s/topology.xml: %s", r.outdir, strerror(-ret));
 	}

@@ -10,7 +10,8 @@
 #                [--runs "probes explicit ..."] [--no-build] [--no-report]
 #
 #   -o DIR          results (default results/demo/<utc>; results/demo/latest
-#                   points at the last one)
+#                   points at the last one); not a symlink, empty, yours,
+#                   writable only by you
 #   --topology T    configs/topologies/T.json or a file (default reference)
 #   --kernels LIST  names in configs/kernels/ or files (default: stock isolate
 #                   private); KERNEL=path/to/bzImage runs a user's own build

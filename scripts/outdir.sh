@@ -15,6 +15,8 @@ safe_outdir() { # DIR
 	local d=$1
 	[[ -n "$d" ]] || die "-o: an empty directory name"
 	[[ ! -L "$d" ]] || die "-o $d: is a symlink (to $(readlink "$d")); results are never written through one: name the directory itself"
+	# -m is for the directory itself (a new one: 0755 whatever the umask)
+	# shellcheck disable=SC2174
 	mkdir -p -m 0755 -- "$d" || die "cannot create $d" 3
 	[[ -O "$d" ]] || die "-o $d: owned by another user; name a directory of your own"
 	[[ -z "$(find "$d" -maxdepth 0 -perm /022)" ]] ||

@@ -11,7 +11,8 @@
 #   --topology T    configs/topologies/T.json or a file (default reference)
 #   --online Z      movable (default) or kernel (ZONE_NORMAL)
 #   -o DIR          results (default results/vm/<utc>): exec/run.json, exec.log,
-#                   dmesg.txt, console.log
+#                   dmesg.txt, console.log; made after every argument is
+#                   checked; not a symlink, empty, yours, writable only by you
 #   --exec PROG ... the program (static or dynamic: its shared libraries are
 #                   copied with it) and its arguments; it runs as root in /tmp
 #                   of the guest.  The device nodes follow the topology's

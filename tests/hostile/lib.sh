@@ -6,7 +6,7 @@ cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
 PY=/usr/bin/python3
-VALIDATE=$PWD/results/schema/validate.py
+export VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /var/tmp/pnbench-hostile.XXXXXX)
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }

@@ -93,6 +93,7 @@ else
 EOF
 	# a mount namespace of its own, without tracefs and debugfs: the host's
 	# mounts are not touched
+	# shellcheck disable=SC2016 # expanded by the inner sh
 	unshare -m --propagation private sh -c '
 		umount -l /sys/kernel/debug 2>/dev/null; umount -l /sys/kernel/tracing 2>/dev/null
 		before=$(grep -cE " /sys/kernel/(debug|tracing)" /proc/self/mounts)
