@@ -422,7 +422,9 @@ static int cmd_collect(int argc, char **argv)
 			}
 			i++;
 		}
-		fflush(stdout);
+		/* SIGPIPE is ignored: a reader that went away (| head) ends it */
+		if (fflush(stdout) == EOF || ferror(stdout))
+			break;
 	}
 	free(prev);
 	free(cur);

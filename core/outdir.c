@@ -17,6 +17,41 @@
 #include "outdir.h"
 #include "pn.h"
 
+/* the lock fds this process holds, for pn_locks_drop_inherited() */
+static int held[2] = { -1, -1 };
+
+static int hold(int fd)
+{
+	for (size_t i = 0; i < PN_ARRAY_SIZE(held); i++) {
+		if (held[i] < 0) {
+			held[i] = fd;
+			break;
+		}
+	}
+	return fd;
+}
+
+void pn_lock_release(int fd)
+{
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(held); i++)
+		if (held[i] == fd)
+			held[i] = -1;
+	close(fd);
+}
+
+void pn_locks_drop_inherited(void)
+{
+	/* A forked child shares the lock (flock belongs to the open file):
+	 * one that outlived the runner would keep the next run waiting. */
+	for (size_t i = 0; i < PN_ARRAY_SIZE(held); i++) {
+		if (held[i] >= 0)
+			close(held[i]);
+		held[i] = -1;
+	}
+}
+
 /* room under DIR for the longest name a run makes ("<collector>.csv.tmpXXXXXX") */
 #define OUTDIR_MAX (PATH_MAX - 64)
 
@@ -177,7 +212,7 @@ int pn_outdir_open(const char *dir, bool exclusive, bool force)
 		close(fd);
 		return ret;
 	}
-	return fd;
+	return hold(fd);
 }
 
 /* ------------------------------------------------------------ host lock */
@@ -258,7 +293,7 @@ int pn_host_lock(bool no_wait)
 	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, pid, strlen(pid), 0) < 0)
 		pn_debug("%s: cannot record the pid: %s", PN_HOST_LOCK, strerror(errno));
-	return fd;
+	return hold(fd);
 fail:
 	close(fd);
 	return ret;

@@ -34,5 +34,10 @@ int pn_outdir_open(const char *dir, bool exclusive, bool force);
 int pn_host_lock(bool no_wait);
 /* Does this run change the host (root, live system)? */
 bool pn_host_lock_needed(void);
+/* Release a lock fd from pn_outdir_open() or pn_host_lock(). */
+void pn_lock_release(int fd);
+/* In a forked child that does not exec: close the inherited lock fds, so
+ * that a child outliving the runner does not hold its locks. */
+void pn_locks_drop_inherited(void);
 
 #endif

@@ -482,10 +482,8 @@ out_colls:
 	cJSON_Delete(r.root);
 out:
 	pn_cg_teardown(&r.cg);
-	if (r.hostfd >= 0)
-		close(r.hostfd); /* the locks go last, once the host is back */
-	if (r.outfd >= 0)
-		close(r.outfd);
+	pn_lock_release(r.hostfd); /* the locks go last, once the host is back */
+	pn_lock_release(r.outfd);
 	pn_topology_free(&r.topo);
 	pn_config_set_free(&r.cs);
 	return exit_code;

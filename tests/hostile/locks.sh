@@ -72,12 +72,35 @@ exec 9>>"$LOCK"
 wait_for flock -n 9
 "$PN" run --no-wait -q -o "$T/nw" "$T/one.json" >/dev/null 2>"$T/nw.err" 9>&-
 rc=$?
+# waiting for it, then SIGINT: exit 130 at once, nothing left
+"$PN" run -o "$T/wi" "$T/one.json" >/dev/null 2>"$T/wi.err" 9>&- &
+a=$!
+wait_for grep -qF "waiting for $LOCK" "$T/wi.err"
+kill -INT $a
+wait $a
+rc_wi=$?
 exec 9>&-
+expect "SIGINT while waiting for the host lock: exit $rc_wi (130)" "$(cat "$T/wi.err")" \
+	test $rc_wi -eq 130
 expect "--no-wait while another holds $LOCK: exit $rc (2), says so" "$(cat "$T/nw.err")" \
 	test $rc -eq 2 -a -n "$(grep -F "$LOCK" "$T/nw.err")"
 "$PN" run --no-wait -q -o "$T/nw2" "$T/one.json" >/dev/null 2>"$T/nw2.err"
 rc=$?
 expect "--no-wait with the lock free: runs (exit $rc)" "$(tail -n 2 "$T/nw2.err")" test $rc -eq 0
+
+# ---- kill -9: the locks die with the runner, not with its last child ----
+"$PN" run -o "$T/k9" "$T/knob.json" >/dev/null 2>"$T/k9.err" &
+a=$!
+wait_for knob_is "$si1"
+kill -9 $a
+wait $a 2>/dev/null
+echo "$si0" >$si # SIGKILL skips the restore: put it back by hand
+"$PN" run --no-wait -q -o "$T/k9b" "$T/one.json" >/dev/null 2>"$T/k9b.err"
+rc=$?
+"$PN" run -q --force -o "$T/k9" "$T/one.json" >/dev/null 2>"$T/k9c.err"
+rc2=$?
+expect "right after a kill -9 mid-phase, --no-wait runs (exit $rc) and the directory is free (exit $rc2)" \
+	"$(cat "$T/k9b.err" "$T/k9c.err")" test $rc -eq 0 -a $rc2 -eq 0
 
 # ---- a knob changed behind the run's back ----
 sed 's/"duration": "1500ms"/"duration": "3s"/' "$T/knob.json" >"$T/behind.json"

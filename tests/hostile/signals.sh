@@ -93,4 +93,9 @@ expect "stdout and stderr gone (| head -c0): exit $rc, the verdict's $want, not 
 	test "$rc" -eq "$want"
 expect "stdout and stderr gone: run.json $st, no cgroup left ($new new)" \
 	"$(comm -13 <(echo "$before") <(echo "$after"))" test "$st" = complete -a "$new" = 0
+# collect runs until ^C: with SIGPIPE ignored, a reader that went away must
+# end it (not a loop writing into a broken pipe until the timeout, 124)
+timeout 20 "$PN" collect -i 100ms 2>/dev/null | head -n 1 >/dev/null
+rc=${PIPESTATUS[0]}
+expect "pnbench collect | head -n 1: ends when the reader is gone (exit $rc)" "rc=$rc" test "$rc" -eq 0
 echo "1..$n"
