@@ -35,6 +35,10 @@ static int setup(void **state)
 	struct fx *f = calloc(1, sizeof(*f));
 	FILE *t;
 
+	*state = f; /* teardown frees it, also after a failed setup */
+	if (!f)
+		return -1;
+	f->fd = -1;
 	snprintf(f->dir, sizeof(f->dir), "/tmp/pn-outfile.XXXXXX");
 	if (!mkdtemp(f->dir))
 		return -1;
@@ -46,7 +50,6 @@ static int setup(void **state)
 	fclose(t);
 	f->fd = open(f->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	pn_log_level = PN_LOG_QUIET;
-	*state = f;
 	return f->fd < 0 ? -1 : 0;
 }
 
@@ -55,7 +58,10 @@ static int teardown(void **state)
 	struct fx *f = *state;
 	char cmd[128];
 
-	close(f->fd);
+	if (!f)
+		return 0;
+	if (f->fd >= 0)
+		close(f->fd);
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
 	if (system(cmd))
 		return -1;
