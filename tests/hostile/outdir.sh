@@ -4,7 +4,8 @@
 # cgroupfs, tracefs or procfs is refused before a mkdir there makes a cgroup
 # or a tracing instance.  `pnbench vm` checks its arguments (an option
 # without its value, a --kernel that is no kernel image) before it makes -o,
-# and refuses a symlinked -o.  The fleet role's files are made with O_EXCL.
+# and refuses a symlinked -o.  The fleet role's files are made with O_EXCL,
+# and the controller unpacks into a directory of its own (mkdtemp).
 # tracefs and debugfs mounted by a run are unmounted at its end.
 # shellcheck source=tests/hostile/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,6 +79,24 @@ except OSError as e:
 EOF
 expect "fleet-run.py: a symlink planted at NAME.tar.gz.tmp is refused, its target untouched" \
 	"$(cat "$T/f.out")" test "$(cat "$T/target")" = precious -a -n "$(grep refused "$T/f.out")"
+
+# land.py (the controller) unpacks into a directory of its own: a symlink
+# planted under the name it used to pick (.NAME.landing-PID; exec keeps the
+# pid of the sh that plants it) is not extracted through
+mkdir -p "$T/evil/NAME" "$T/dest"
+echo precious >"$T/evil/NAME/fleet.json"
+cp "$T/fleet/NAME/fleet.json" "$T/fleet/NAME/run.json"
+rm -f "$T/fleet/NAME.tar.gz.tmp"
+$PY -c 'import importlib.machinery, sys
+importlib.machinery.SourceFileLoader("fleet_run", "fleet/roles/pnbench/files/fleet-run.py").load_module().pack(sys.argv[1], 0, "packed")' \
+	"$T/fleet/NAME" >/dev/null 2>&1
+LAND=${LAND:-fleet/scripts/land.py}
+# shellcheck disable=SC2016 # expanded by the inner sh
+sh -c 'ln -s "$1/evil" "$1/dest/.NAME.landing-$$"; exec "$2" "$3" "$1/fleet/NAME.tar.gz" "$1/dest" NAME' \
+	sh "$T" "$PY" "$LAND" >"$T/land.out" 2>&1
+expect "land.py: a symlink planted at its landing name is not extracted through" \
+	"$(cat "$T/land.out"; ls -RA "$T/evil")" \
+	test "$(cat "$T/evil/NAME/fleet.json" 2>&1)" = precious -a -f "$T/dest/NAME/run.json"
 
 # ---- tracefs and debugfs: a run unmounts what it mounted ----
 if ! "$PN" list 2>/dev/null | grep -q '^  perf  *ok'; then
