@@ -94,7 +94,14 @@ a=$!
 wait_for knob_is "$si1"
 kill -9 $a
 wait $a 2>/dev/null
-echo "$si0" >$si # SIGKILL skips the restore: put it back by hand
+# SIGKILL skips every cleanup: put the knob back and remove its cgroup by hand
+echo "$si0" >$si
+cgp=$(run_cgroup "$T/k9.err")
+if [ -n "$cgp" ] && [ -d "$cgp" ]; then
+	wait_for sh -c "! cat $cgp/*/cgroup.procs $cgp/*/tasks 2>/dev/null | grep -q ."
+	for l in "$cgp"/*/; do rmdir "$l"; done
+	rmdir "$cgp"
+fi
 "$PN" run --no-wait -q -o "$T/k9b" "$T/one.json" >/dev/null 2>"$T/k9b.err"
 rc=$?
 "$PN" run -q --force -o "$T/k9" "$T/one.json" >/dev/null 2>"$T/k9c.err"
