@@ -43,7 +43,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -295,7 +294,7 @@ static void debugfs_mount(void)
 		return;
 	if (stat("/sys/kernel/debug", &d) || stat("/sys/kernel", &k) || d.st_dev != k.st_dev)
 		return;
-	(void)mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	(void)pn_mount_temp("debugfs", "/sys/kernel/debug");
 }
 
 static int resolve_params(struct pn_coll *c, struct perfcoll *p)

@@ -20,6 +20,7 @@
 
 #include "cgroup.h"
 #include "child.h"
+#include "outdir.h"
 #include "pn.h"
 
 #define MSG_MAGIC 0x706e7731u /* "pnw1" */
@@ -67,6 +68,7 @@ static void child_main(struct pn_child *c, int sock, const char *cg_path)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
 		_exit(126); /* the runner is already gone */
+	pn_locks_drop_inherited();
 	if (cg_path) {
 		ret = pn_cg_enter(cg_path);
 		if (ret)

@@ -190,6 +190,7 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 		/* Traced: held at the exec trap until pn_exec_go(), and stopped
 		 * at exit for a last census. */
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		pn_default_signals(); /* the runner ignores SIGPIPE; the command must not */
 		execvp(r->o->exec_argv[0], r->o->exec_argv);
 		fprintf(stderr, "pnbench: error: --exec: %s: %s\n", r->o->exec_argv[0],
 			strerror(errno));

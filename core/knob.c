@@ -145,8 +145,29 @@ int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 				strerror(-ret));
 	}
 	k->changed = true;
+	/* as the kernel shows it ("always [never]", "5\n"): what restore compares */
+	if (pn_read_text(k->path, k->now, sizeof(k->now)) >= 0)
+		current_value(k->now);
+	else
+		k->now[0] = '\0';
 	pn_debug("knob %s: %s -> %s", key, k->old, value);
 	return 0;
+}
+
+/* Does the knob still read what the run left it at? */
+static void check_behind(struct pn_knob *k)
+{
+	char seen[256];
+
+	if (!k->now[0] || pn_read_text(k->path, seen, sizeof(seen)) < 0)
+		return;
+	current_value(seen);
+	if (!strcmp(seen, k->now))
+		return;
+	snprintf(k->changed_behind, sizeof(k->changed_behind), "%s", seen);
+	pn_warn("knob %s: changed behind the run's back (it set \"%s\", now \"%s\"); "
+		"restoring \"%s\" all the same",
+		k->key, k->now, seen, k->old);
 }
 
 int pn_knobs_restore(struct pn_knobs *ks)
@@ -159,6 +180,7 @@ int pn_knobs_restore(struct pn_knobs *ks)
 
 		if (!k->changed || k->restored)
 			continue;
+		check_behind(k);
 		ret = pn_write_text(k->path, k->old);
 		if (ret) {
 			snprintf(k->error, sizeof(k->error), "restore failed: %s", strerror(-ret));
@@ -191,6 +213,8 @@ cJSON *pn_knobs_json(const struct pn_knobs *ks)
 			cJSON_AddStringToObject(o, "error", k->error);
 		else
 			cJSON_AddNullToObject(o, "error");
+		if (k->changed_behind[0])
+			cJSON_AddStringToObject(o, "changed_behind", k->changed_behind);
 		cJSON_AddItemToArray(a, o);
 	}
 	return a;

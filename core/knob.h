@@ -36,6 +36,8 @@ struct pn_knob {
 	bool changed;  /* the new value was written */
 	bool restored; /* the old value was written back */
 	char error[128];
+	char now[256];		  /* what the knob read right after our write */
+	char changed_behind[256]; /* at restore it read this instead ("" = as we left it) */
 };
 
 struct pn_knobs {
@@ -47,9 +49,11 @@ struct pn_knobs {
 int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whylen);
 /* Set key to value, remembering the old value; -errno with the reason logged. */
 int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value);
-/* Restore every changed knob, newest first; returns 0 or the first -errno. */
+/* Restore every changed knob, newest first; returns 0 or the first -errno.
+ * A knob that no longer reads what the run wrote was changed behind its
+ * back: changed_behind says what it read instead (and a warning). */
 int pn_knobs_restore(struct pn_knobs *ks);
-/* [{key, path, old, new, restored, error?}] */
+/* [{key, path, old, new, restored, error?, changed_behind?}] */
 struct cJSON *pn_knobs_json(const struct pn_knobs *ks);
 void pn_knobs_free(struct pn_knobs *ks);
 

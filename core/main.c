@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "collector.h"
+#include "outdir.h"
 #include "params.h"
 #include "pn.h"
 #include "procfs.h"
@@ -36,8 +37,8 @@ static int cmd_help(int argc, char **argv);
 
 static void run_usage(FILE *f)
 {
-	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--iterations N] [--private "
-	      "LIST|auto]\n"
+	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
+	      "[--private LIST|auto]\n"
 	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
@@ -48,6 +49,8 @@ static void run_usage(FILE *f)
 	      "\n"
 	      "  -o, --output DIR     results directory (default results/runs/<name>-<utc time>)\n"
 	      "      --force          reuse a DIR that already holds a run.json\n"
+	      "      --no-wait        refuse (exit 2) instead of waiting while another run\n"
+	      "                       holds the host lock (" PN_HOST_LOCK ")\n"
 	      "  -n, --iterations N   override the config's iterations\n"
 	      "      --private LIST   nodes that play the private-device role (e.g. 1,2), or auto\n"
 	      "      --exec           run the command after `--` in every phase\n"
@@ -63,7 +66,12 @@ static void run_usage(FILE *f)
 	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
 	      "(OOM kill, SIGBUS, timeout) is recorded as its outcome.  So does the --exec\n"
 	      "command: what it leaves running is counted, then ended (SIGTERM, SIGKILL\n"
-	      "2 s later).\n"
+	      "2 s later).  DIR is locked for the run (a second run into it is refused)\n"
+	      "and never written through a symlink (a symlinked DIR is refused).  Runs as\n"
+	      "root on the live system (knobs, cgroups, mounts) take the host lock one at\n"
+	      "a time.  SIGINT, SIGTERM, SIGHUP and SIGQUIT stop a run: knobs, cgroups\n"
+	      "and mounts put back, results kept and marked incomplete; SIGPIPE is\n"
+	      "ignored.\n"
 	      "\n"
 	      "Exit (run.json's verdict.exit_code is the same number):\n"
 	      "      0 verdict passed (something was judged and nothing failed)\n"
@@ -85,6 +93,7 @@ static int cmd_run(int argc, char **argv)
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'F' },
+		{ "no-wait", no_argument, NULL, 'W' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "private", required_argument, NULL, 'P' },
 		{ "exec", no_argument, NULL, 'x' },
@@ -111,6 +120,7 @@ static int cmd_run(int argc, char **argv)
 		switch (c) {
 		case 'o': o.outdir = optarg; break;
 		case 'F': o.force = true; break;
+		case 'W': o.no_wait = true; break;
 		case 'n': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
@@ -151,6 +161,8 @@ static int cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return PN_EXIT_USAGE;
 	}
+	if (o.outdir && pn_outdir_check_arg(o.outdir))
+		return PN_EXIT_USAGE;
 	return pn_run(&o);
 }
 
@@ -421,7 +433,9 @@ static int cmd_collect(int argc, char **argv)
 			}
 			i++;
 		}
-		fflush(stdout);
+		/* SIGPIPE is ignored: a reader that went away (| head) ends it */
+		if (fflush(stdout) == EOF || ferror(stdout))
+			break;
 	}
 	free(prev);
 	free(cur);
@@ -520,9 +534,14 @@ int main(int argc, char **argv)
 		return cmd_help(0, NULL);
 	if (!strcmp(argv[i], "--version"))
 		return cmd_version(0, NULL);
-	for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++)
-		if (!strcmp(argv[i], cmds[k].name))
-			return cmds[k].fn(argc - i, argv + i);
+	for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++) {
+		if (!strcmp(argv[i], cmds[k].name)) {
+			int rc = cmds[k].fn(argc - i, argv + i);
+
+			pn_mounts_undo(); /* tracefs, debugfs: only what the command mounted */
+			return rc;
+		}
+	}
 	pn_error(0, "unknown command \"%s\" (see pnbench help)", argv[i]);
 	return PN_EXIT_USAGE;
 }

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mount.h>
 
 #include "pfnnode.h"
 #include "pgdecode.h"
@@ -36,9 +35,9 @@ int pn_tracefs_find(char *out, size_t len, bool may_mount)
 		if (!may_mount || pass || *pn_sysroot())
 			break;
 		/* tracefs is not mounted everywhere by default (it is not here) */
-		if (mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) &&
+		if (pn_mount_temp("tracefs", "/sys/kernel/tracing") &&
 		    !pn_exists("/sys/kernel/debug/tracing"))
-			(void)mount("nodev", "/sys/kernel/debug", "debugfs", 0, NULL);
+			(void)pn_mount_temp("debugfs", "/sys/kernel/debug");
 	}
 	return -ENOENT;
 }

@@ -39,13 +39,20 @@ __attribute__((format(printf, 1, 2))) void pn_warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_debug(const char *fmt, ...);
 
-/* ---- stop requests (SIGINT/SIGTERM); long loops poll pn_should_stop() ---- */
+/* ---- stop requests (SIGINT/TERM/HUP/QUIT); long loops poll pn_should_stop() ---- */
 extern volatile sig_atomic_t pn_stop_signal;
 static inline bool pn_should_stop(void)
 {
 	return pn_stop_signal != 0;
 }
 int pn_install_stop_handlers(void);
+/* Mount fstype on target for this command only; pn_mounts_undo() (main, at
+ * the end) unmounts what was mounted, newest first.  0 or -errno. */
+int pn_mount_temp(const char *fstype, const char *target);
+void pn_mounts_undo(void);
+/* In a forked child before exec: the default action for the stop signals
+ * and SIGPIPE (an ignored signal stays ignored across exec). */
+void pn_default_signals(void);
 
 /* ---- the /proc and /sys root prefix ----
  * Every /proc and /sys path goes through here.  The root comes from

@@ -136,7 +136,7 @@ int pn_results_write(struct run *r)
 	if (!text)
 		return pn_error(-ENOMEM, "cannot render run.json");
 	snprintf(path, sizeof(path), "%s/run.json", r->outdir);
-	ret = pn_atomic_write(path, text, strlen(text));
+	ret = pn_atomic_writeat(r->outfd, r->outdir, "run.json", text, strlen(text));
 	cJSON_free(text);
 	if (ret)
 		return pn_error(ret, "%s: %s", path, strerror(-ret));

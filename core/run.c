@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomicfile.h"
+#include "outdir.h"
 #include "procfs.h"
 #include "runner.h"
 
@@ -92,13 +93,12 @@ static int resolve_roles(struct run *r, const struct pn_config *c)
 /* Stream its series to <name>.csv and start an event collector's thread. */
 static int start_collector(struct run *r, struct pn_coll *pc, cJSON *cj)
 {
-	char file[300], path[PATH_MAX + 300];
+	char file[300];
 	int ret = 0;
 
 	snprintf(file, sizeof(file), "%s.csv", pc->ops->name);
-	snprintf(path, sizeof(path), "%s/%s", r->outdir, file);
 	if (pc->ops->sample)
-		ret = pn_series_stream(&pc->series, path);
+		ret = pn_series_stream(&pc->series, r->outfd, r->outdir, file);
 	if (!ret && pc->ops->kind == PN_COLL_EVENT && pc->ops->start)
 		ret = pc->ops->start(pc);
 	if (ret) {
@@ -267,74 +267,49 @@ static const char builtin_exec_config[] =
 
 /* ------------------------------------------------------------- top level */
 
-/* mkdir -p of the parents, then the directory itself: 0, -EEXIST or -errno. */
-static int make_dir(const char *path, bool exclusive)
-{
-	char tmp[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	memcpy(tmp, path, n + 1);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) == 0)
-		return 0;
-	if (errno != EEXIST)
-		return -errno;
-	return exclusive ? -EEXIST : 0;
-}
-
 /*
- * -o DIR: a directory (made if missing) that holds no run.json unless
- * --force; anything else is a usage error before anything runs.  Default:
- * results/runs/<name>-<utc>, with -2, -3 ... when a run started in the same
- * second already has it (mkdir is the atomic claim).
+ * -o DIR: a directory (made if missing, never through a symlink) that holds
+ * no run.json unless --force; anything else is a usage error before
+ * anything runs.  Default: results/runs/<name>-<utc>, with -2, -3 ... when a
+ * run started in the same second already has it (mkdir is the atomic claim).
+ * Either way the directory stays open and locked (outdir.h) for the run, and
+ * every name the run will write into it must be free or a regular file.
  */
 static int make_outdir(struct run *r, const char *name)
 {
-	char path[PATH_MAX + 16], stamp[32];
-	struct stat st;
+	char stamp[32], file[300];
 	time_t t = time(NULL);
 	struct tm tm;
-	int ret;
+	int fd = -EEXIST;
 
 	if (r->o->outdir) {
 		snprintf(r->outdir, sizeof(r->outdir), "%s", r->o->outdir);
-		if (stat(r->outdir, &st) == 0 && !S_ISDIR(st.st_mode))
-			return pn_error(-ENOTDIR, "-o %s: exists and is not a directory",
-					r->outdir);
-		snprintf(path, sizeof(path), "%s/run.json", r->outdir);
-		if (!r->o->force && stat(path, &st) == 0)
-			return pn_error(-EEXIST, "%s exists: pick another -o DIR or pass --force",
-					path);
-		ret = make_dir(r->outdir, false);
-		if (!ret && access(r->outdir, W_OK))
-			ret = -errno;
-		if (ret)
-			return pn_error(ret, "cannot create %s: %s", r->outdir, strerror(-ret));
-		return 0;
+		fd = pn_outdir_open(r->outdir, false, r->o->force);
+	} else {
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+		for (int k = 1; k < 1000 && fd == -EEXIST; k++) {
+			if (k == 1)
+				snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s", name,
+					 stamp);
+			else
+				snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s-%d",
+					 name, stamp, k);
+			fd = pn_outdir_open(r->outdir, true, false);
+		}
+		if (fd == -EEXIST)
+			return pn_error(fd, "cannot create %s: %s", r->outdir, strerror(-fd));
 	}
-	gmtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
-	for (int k = 1; k < 1000; k++) {
-		if (k == 1)
-			snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s", name, stamp);
-		else
-			snprintf(r->outdir, sizeof(r->outdir), "results/runs/%s-%s-%d", name, stamp,
-				 k);
-		ret = make_dir(r->outdir, true);
-		if (ret != -EEXIST)
-			break;
+	if (fd < 0)
+		return fd;
+	r->outfd = fd;
+	if (pn_outfile_check(fd, r->outdir, "topology.xml"))
+		return -EEXIST;
+	for (size_t i = 0; i < r->c0->ncoll; i++) {
+		snprintf(file, sizeof(file), "%s.csv", r->c0->coll[i].ops->name);
+		if (pn_outfile_check(fd, r->outdir, file))
+			return -EEXIST;
 	}
-	if (ret)
-		return pn_error(ret, "cannot create %s: %s", r->outdir, strerror(-ret));
 	return 0;
 }
 
@@ -437,6 +412,13 @@ static int prepare(struct run *r)
 			"node readings may be off by a few pages per item");
 	if (make_outdir(r, r->c0->name))
 		return PN_EXIT_USAGE;
+	if (pn_host_lock_needed()) {
+		r->hostfd = pn_host_lock(r->o->no_wait);
+		if (r->hostfd == -EINTR)
+			return 128 + pn_stop_signal;
+		if (r->hostfd < 0)
+			return PN_EXIT_USAGE;
+	}
 	snprintf(name, sizeof(name), "pnbench-%d", (int)getpid());
 	pn_cg_setup(&r->cg, name);
 	r->env.have_cgroup = r->cg.version != 0;
@@ -540,6 +522,10 @@ int pn_run(const struct pn_run_opts *o)
 
 	memset(&r, 0, sizeof(r));
 	r.o = o;
+	r.outfd = r.hostfd = -1;
+	/* From the start: a HUP while a lock is waited for or the cgroups are
+	 * made still ends in the cleanup below. */
+	pn_install_stop_handlers();
 	r.page_size = sysconf(_SC_PAGESIZE);
 	for (int i = 0; i < PN_MAX_NODES; i++)
 		r.worst_general[i] = r.worst_events[i] = -1;
@@ -547,16 +533,12 @@ int pn_run(const struct pn_run_opts *o)
 	exit_code = prepare(&r);
 	if (exit_code >= 0)
 		goto out;
-	pn_install_stop_handlers();
 	r.root = pn_results_new_root(&r, r.c0);
 	if (r.topo.hwloc_xml) {
-		char path[PATH_MAX + 16];
-		int ret;
-
-		snprintf(path, sizeof(path), "%s/topology.xml", r.outdir);
-		ret = pn_atomic_write(path, r.topo.hwloc_xml, strlen(r.topo.hwloc_xml));
+		int ret = pn_atomic_writeat(r.outfd, r.outdir, "topology.xml", r.topo.hwloc_xml,
+					    strlen(r.topo.hwloc_xml));
 		if (ret)
-			pn_warn("%s: %s", path, strerror(-ret));
+			pn_warn("%s/topology.xml: %s", r.outdir, strerror(-ret));
 	}
 	colls_json = cJSON_GetObjectItem(r.root, "collectors");
 	open_collectors(&r, r.c0, colls_json);
@@ -564,7 +546,7 @@ int pn_run(const struct pn_run_opts *o)
 		exit_code = PN_EXIT_ERROR;
 		goto out_colls;
 	}
-	for (size_t p = 0; p < r.cs.n && !stopped; p++)
+	for (size_t p = 0; p < r.cs.n && !stopped && !pn_should_stop(); p++)
 		stopped = run_point(&r, p);
 	close_collectors(&r, colls_json);
 	exit_code = finish(&r, stopped);
@@ -580,6 +562,8 @@ out_colls:
 out:
 	free(r.counters_why);
 	pn_cg_teardown(&r.cg);
+	pn_lock_release(r.hostfd); /* the locks go last, once the host is back */
+	pn_lock_release(r.outfd);
 	pn_topology_free(&r.topo);
 	pn_config_set_free(&r.cs);
 	return exit_code;

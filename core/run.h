@@ -12,6 +12,7 @@ struct pn_run_opts {
 	const char *config_path;      /* NULL with exec_argv: built-in defaults */
 	const char *outdir;	      /* NULL: results/runs/<name>-<utc> */
 	bool force;		      /* reuse an outdir holding a run.json */
+	bool no_wait;		      /* refuse instead of waiting for the host lock */
 	char **exec_argv;	      /* --exec -- CMD ARGS, NULL-terminated */
 	bool exec_explicit;	      /* the command's pages on private nodes are intended */
 	bool no_events;		      /* --no-events: no event collector, counters only */

@@ -31,6 +31,8 @@ struct run {
 	struct pn_env env;
 	struct pn_cgroup_root cg;
 	char outdir[PATH_MAX];
+	int outfd;	    /* outdir, open and flock'ed for the run (outdir.h) */
+	int hostfd;	    /* the host lock, -1 when not needed */
 	struct cJSON *root; /* the run model */
 	struct cJSON *points_json;
 	struct pn_coll *colls;

@@ -44,6 +44,7 @@ int pn_run_quiet(char *const argv[])
 		if (fd >= 0)
 			dup2(fd, 1);
 		dup2(pfd[1], 2); /* its complaint, for the error message */
+		pn_default_signals();
 		execvp(argv[0], argv);
 		_exit(127);
 	}

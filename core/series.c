@@ -91,11 +91,19 @@ int pn_series_write_csv(const struct pn_series *s, const char *path)
 	return pn_atomic_commit(&af);
 }
 
-int pn_series_stream(struct pn_series *s, const char *path)
+int pn_series_stream(struct pn_series *s, int dirfd, const char *dir, const char *name)
 {
-	s->out = fopen(path, "we");
-	if (!s->out)
-		return -errno;
+	int fd = pn_outfile_create(dirfd, dir, name);
+
+	if (fd < 0)
+		return fd;
+	s->out = fdopen(fd, "w");
+	if (!s->out) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
 	fputs("t_ns,iteration,phase", s->out);
 	for (size_t c = 0; c < s->ncols; c++)
 		fprintf(s->out, ",%s", s->cols[c]);

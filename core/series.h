@@ -36,12 +36,14 @@ const int64_t *pn_series_row(const struct pn_series *s, size_t row);
 /* Write the CSV atomically (tmp + rename) to path. */
 int pn_series_write_csv(const struct pn_series *s, const char *path);
 /*
- * Streaming CSV: create path with the header now; every committed row is
+ * Streaming CSV: create name under dirfd (named dir in messages; atomicfile.h: never through a
+ * symlink or into a FIFO; a regular file of that name is replaced) with the
+ * header now; every committed row is
  * appended as it is taken (pn_coll_sample commits), pn_series_flush() pushes
  * the buffered lines to the file (the runner calls it at every phase end), so
  * a run that is interrupted or killed keeps its time series.
  */
-int pn_series_stream(struct pn_series *s, const char *path);
+int pn_series_stream(struct pn_series *s, int dirfd, const char *dir, const char *name);
 void pn_series_commit(struct pn_series *s);
 int pn_series_flush(struct pn_series *s);
 int pn_series_close(struct pn_series *s); /* flush and close; 0 or -errno */

@@ -10,7 +10,8 @@
 #                [--runs "probes explicit ..."] [--no-build] [--no-report]
 #
 #   -o DIR          results (default results/demo/<utc>; results/demo/latest
-#                   points at the last one)
+#                   points at the last one); not a symlink, empty, yours,
+#                   writable only by you
 #   --topology T    configs/topologies/T.json or a file (default reference)
 #   --kernels LIST  names in configs/kernels/ or files (default: stock isolate
 #                   private); KERNEL=path/to/bzImage runs a user's own build
@@ -43,18 +44,20 @@ PY=/usr/bin/python3
 log() { printf '%s demo: %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 die() { printf 'pnbench demo: error: %s\n' "$1" >&2; exit "${2:-2}"; }
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+# shellcheck source=scripts/outdir.sh
+. "$top/scripts/outdir.sh"
 
 out='' topo=reference kernels='stock isolate private' online='' jobs=2 timeout=900
 runs='' build=1 report=1
 while (($#)); do
 	case "$1" in
-	-o | --output) out=${2:?}; shift 2 ;;
-	--topology) topo=${2:?}; shift 2 ;;
-	--kernels) kernels=${2:?}; shift 2 ;;
-	--online) online=${2:?}; shift 2 ;;
-	--jobs) jobs=${2:?}; shift 2 ;;
-	--timeout) timeout=${2:?}; shift 2 ;;
-	--runs) runs=${2:?}; shift 2 ;;
+	-o | --output) out=$(optval "$@") || exit 2; shift 2 ;;
+	--topology) topo=$(optval "$@") || exit 2; shift 2 ;;
+	--kernels) kernels=$(optval "$@") || exit 2; shift 2 ;;
+	--online) online=$(optval "$@") || exit 2; shift 2 ;;
+	--jobs) jobs=$(optval "$@") || exit 2; shift 2 ;;
+	--timeout) timeout=$(optval "$@") || exit 2; shift 2 ;;
+	--runs) runs=$(optval "$@") || exit 2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--no-report) report=0; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -106,14 +109,16 @@ kernel_of() { # KIND -> cached bzImage, built when missing (kernel-series toolin
 		die "building the $kind kernel failed: $out/kernel-$kind.log" 3
 	kernel-series/scripts/kernel-path.sh "$kind"
 }
-[[ -n "$out" ]] || out=results/demo/$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$out" || die "cannot create $out" 3
-[[ -z "$(ls -A "$out")" ]] || die "$out is not empty: name a new directory with -o"
 if [[ -n "${KERNEL:-}" ]]; then
 	[[ -f "$KERNEL" ]] || die "KERNEL=$KERNEL: no such file"
+	is_kernel_image "$KERNEL" || die "KERNEL=$KERNEL: not a kernel boot image (bzImage)"
 	case ${KERNEL_MODEL:-auto} in stock | isolate | private | auto) ;;
 	*) die "KERNEL_MODEL wants stock, isolate or private (got '$KERNEL_MODEL')" ;;
 	esac
+fi
+[[ -n "$out" ]] || out=results/demo/$(date -u +%Y%m%dT%H%M%SZ)
+safe_outdir "$out"
+if [[ -n "${KERNEL:-}" ]]; then
 	knames=(custom)
 	KPATH[custom]=$(realpath "$KERNEL") KMODEL[custom]=${KERNEL_MODEL:-auto}
 	KAPPEND[custom]=${KERNEL_APPEND:-} KPRIV[custom]=1
@@ -128,6 +133,8 @@ else
 		case ${K[kernel]} in
 		stock | patched) KPATH[$n]=$(kernel_of "${K[kernel]}") || exit $? ;;
 		*) [[ -f "${K[kernel]}" ]] || die "$f: \$.kernel: ${K[kernel]}: no such file"
+			is_kernel_image "${K[kernel]}" ||
+				die "$f: \$.kernel: ${K[kernel]}: not a kernel boot image (bzImage)"
 			KPATH[$n]=${K[kernel]} ;;
 		esac
 		KMODEL[$n]=${K[model]} KAPPEND[$n]=${K[append]} KPRIV[$n]=${K[private_nodes]}

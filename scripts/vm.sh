@@ -11,7 +11,8 @@
 #   --topology T    configs/topologies/T.json or a file (default reference)
 #   --online Z      movable (default) or kernel (ZONE_NORMAL)
 #   -o DIR          results (default results/vm/<utc>): exec/run.json, exec.log,
-#                   dmesg.txt, console.log
+#                   dmesg.txt, console.log; made after every argument is
+#                   checked; not a symlink, empty, yours, writable only by you
 #   --exec PROG ... the program (static or dynamic: its shared libraries are
 #                   copied with it) and its arguments; it runs as root in /tmp
 #                   of the guest.  The device nodes follow the topology's
@@ -27,15 +28,17 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 O=${O:-build}
 PN=${PNBENCH_BIN:-$top/$O/pnbench}
 die() { printf 'pnbench vm: error: %s\n' "$1" >&2; exit "${2:-2}"; }
+# shellcheck source=scripts/outdir.sh
+. "$top/scripts/outdir.sh"
 
 kernel=private topo=reference online=movable out='' timeout=900 prog=()
 while (($#)); do
 	case "$1" in
-	--kernel) kernel=${2:?}; shift 2 ;;
-	--topology) topo=${2:?}; shift 2 ;;
-	--online) online=${2:?}; shift 2 ;;
-	-o | --output) out=${2:?}; shift 2 ;;
-	--timeout) timeout=${2:?}; shift 2 ;;
+	--kernel) kernel=$(optval "$@") || exit 2; shift 2 ;;
+	--topology) topo=$(optval "$@") || exit 2; shift 2 ;;
+	--online) online=$(optval "$@") || exit 2; shift 2 ;;
+	-o | --output) out=$(optval "$@") || exit 2; shift 2 ;;
+	--timeout) timeout=$(optval "$@") || exit 2; shift 2 ;;
 	--exec) shift; prog=("$@"); break ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) die "unknown argument '$1' (see --help)" ;;
@@ -51,9 +54,7 @@ bin=$(realpath "$bin")
 [[ -x "$PN" ]] || die "$PN is not built (make)" 3
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)" 4
 [[ -n "$out" ]] || out=$top/results/vm/$(date -u +%Y%m%dT%H%M%SZ)
-mkdir -p "$out" || die "cannot create $out" 3
-out=$(realpath "$out")
-[[ -z "$(ls -A "$out")" ]] || die "$out is not empty: name a new directory with -o"
+[[ "$out" == /* ]] || out=$PWD/$out
 cd "$top" || exit 3
 
 declare -A T=() K=()
@@ -62,6 +63,7 @@ declare -A T=() K=()
 while IFS= read -r l; do T[${l%%=*}]=${l#*=}; done < <("$PN" testbed topology "$topo" || echo FAIL=1)
 [[ -z "${T[FAIL]:-}" ]] || exit 2
 if [[ -f "$kernel" && "$kernel" != *.json ]]; then
+	is_kernel_image "$kernel" || die "--kernel $kernel: not a kernel boot image (bzImage)"
 	K=([kernel]=$(realpath "$kernel") [append]='' [private_nodes]=1 [model]=auto)
 else
 	f=$kernel
@@ -73,7 +75,11 @@ else
 	stock | patched) K[kernel]=$(kernel-series/scripts/kernel-path.sh "${K[kernel]}") ||
 		die "no ${K[kernel]} kernel in the cache (make kernels)" 4 ;;
 	esac
+	is_kernel_image "${K[kernel]}" || die "--kernel $kernel: ${K[kernel]} is not a kernel boot image (bzImage)"
 fi
+# every argument checked: only now the results directory
+safe_outdir "$out"
+out=$(realpath "$out")
 
 printf '%s\n' "/usr/local/bin/${bin##*/}" "${prog[@]:1}" >"$out/.exec.args"
 echo 'DEMO_EXEC=1' >"$out/.env"

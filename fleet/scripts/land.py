@@ -13,6 +13,7 @@ import os
 import shutil
 import sys
 import tarfile
+import tempfile
 
 
 def fail(msg):
@@ -43,7 +44,9 @@ def main(argv):
     tarball, dest, name = argv[1:]
     final = os.path.join(dest, name)
     os.makedirs(dest, exist_ok=True)
-    tmp = os.path.join(dest, f".{name}.landing-{os.getpid()}")
+    # a fresh directory of our own (mkdtemp: O_EXCL-like, mode 0700): a
+    # predictable name could be planted beforehand as a symlink to extract through
+    tmp = tempfile.mkdtemp(prefix=f".{name}.landing-", dir=dest)
     try:
         with tarfile.open(tarball, "r:gz") as t:
             t.extractall(tmp, members=members(t, tarball, name))

@@ -12,9 +12,23 @@ import datetime
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import tarfile
+
+
+def create(path):
+    """A new file for writing, never through what is planted there: a
+    leftover regular file (an interrupted earlier try) is removed, then the
+    name is made with O_EXCL|O_NOFOLLOW, so a symlink or FIFO makes it fail."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.unlink(path)
+    except FileNotFoundError:
+        pass
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+    return os.fdopen(fd, "wb")
 
 
 def main():
@@ -48,8 +62,8 @@ def main():
                           "stderr_tail": err.strip().splitlines()[-12:]}))
         return 1
     meta = dict(a["meta"], pnbench_rc=rc, argv=" ".join(argv[:-2] + ["-o", final]))
-    with open(os.path.join(part, "fleet.json.tmp"), "w") as fh:
-        json.dump(meta, fh, indent=1, sort_keys=True)
+    with create(os.path.join(part, "fleet.json.tmp")) as fh:
+        fh.write(json.dumps(meta, indent=1, sort_keys=True).encode())
     os.rename(os.path.join(part, "fleet.json.tmp"), os.path.join(part, "fleet.json"))
     os.rename(part, final)
     return pack(final, rc, "ran")
@@ -57,7 +71,7 @@ def main():
 
 def pack(final, rc, what):
     tmp = final + ".tar.gz.tmp"
-    with tarfile.open(tmp, "w:gz") as t:
+    with create(tmp) as fh, tarfile.open(fileobj=fh, mode="w:gz") as t:
         t.add(final, arcname=os.path.basename(final))
     os.rename(tmp, final + ".tar.gz")
     print(json.dumps({"changed": True, "rc": rc, "msg": f"{what}: {final}", "dir": final}))
