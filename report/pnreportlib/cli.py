@@ -10,20 +10,13 @@ import os
 import sys
 
 from .load import InputError, load_run
-
-
-def _write(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+from .outfile import make_dirs, write_file
 
 
 def _png_dir(page_figs, d):
-    os.makedirs(d, exist_ok=True)
+    make_dirs(d)
     for f in page_figs:
-        with open(os.path.join(d, f.name + ".png"), "wb") as fh:
-            fh.write(f.png)
+        write_file(os.path.join(d, f.name + ".png"), f.png)
 
 
 def cmd_run(a):
@@ -37,7 +30,7 @@ def cmd_run(a):
               file=sys.stderr)
     page = run_report.build(run)
     out = a.output or os.path.join(run.dir, "report.html")
-    _write(out, page.render())
+    write_file(out, page.render())
     if a.png_dir:
         _png_dir(page.figure_objs, a.png_dir)
     print(out)
@@ -48,7 +41,7 @@ def cmd_demo(a):
     from . import demo
     page, ok = demo.build(a.dir, getattr(a, "cells", False))
     out = a.output or os.path.join(a.dir, "report.html")
-    _write(out, page.render())
+    write_file(out, page.render())
     if getattr(a, "png_dir", None):
         _png_dir(page.figure_objs, a.png_dir)
     print(out)
@@ -87,14 +80,13 @@ def cmd_plot(a):
     """The per-node memory figure alone, as a PNG (default DIR/nodes.png)."""
     from . import plots, run_report
     run = load_run(a.dir)
-    header, rows = run.read_series("nodestat")
-    if header is None or not rows:
+    ser = run.read_series("nodestat", plots.node_column)
+    if ser is None or not len(ser):
         raise InputError(f"{run.dir}: no nodestat samples (the run had no nodestat collector)")
     _, concl = run_report.isolation_model(run)
-    fig = plots.nodes_over_time(run, header, rows, concl)
+    fig = plots.nodes_over_time(run, ser, concl)
     out = a.output or os.path.join(run.dir, "nodes.png")
-    with open(out, "wb") as fh:
-        fh.write(fig.png)
+    write_file(out, fig.png)
     print(out)
     return 0
 
@@ -200,3 +192,8 @@ def main(argv):
         return e.code
     except BrokenPipeError:
         return 0
+    except OSError as e:
+        # what the commands did not name themselves: the file is in the error
+        where = e.filename or "pnreport"
+        print(f"pnreport: {where}: {e.strerror or e}", file=sys.stderr)
+        return 2
