@@ -193,15 +193,23 @@ def _sqlite_read(spec):
     return db
 
 
-def _lock_existing(spec):
+def _lock_index(spec):
     """An fd holding an exclusive flock on the file now at `spec` (re-checked after
-    the lock: another writer may have renamed a new index into place), or None
-    when there is no file yet."""
+    the lock: another writer may have renamed a new index into place).  A missing
+    index is first created empty (exclusively, not through a link: an empty file
+    is an empty SQLite database), so that writers racing to create it queue on
+    one file too."""
     while True:
+        try:
+            os.close(os.open(spec, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise InputError(f"{spec}: cannot create the index: {e.strerror}") from None
         try:
             fd = os.open(spec, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
-            return None
+            continue
         except OSError as e:
             raise InputError(f"{spec}: cannot open the index: {e.strerror}") from None
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -220,23 +228,21 @@ def _sqlite_write(spec):
     Index.abort() drops it.  The file itself is never opened for writing."""
     check_dest(spec)
     make_dirs(os.path.dirname(os.path.abspath(spec)))
-    lock_fd = _lock_existing(spec)
+    lock_fd = _lock_index(spec)
     tmp = None
     try:
         fd, tmp = create_temp(spec)
         with os.fdopen(fd, "wb") as out:
-            if lock_fd is not None:
-                os.fchmod(out.fileno(), os.fstat(lock_fd).st_mode & 0o777)
-                with os.fdopen(os.dup(lock_fd), "rb") as src:
-                    shutil.copyfileobj(src, out, 1 << 20)
+            os.fchmod(out.fileno(), os.fstat(lock_fd).st_mode & 0o777)
+            with os.fdopen(os.dup(lock_fd), "rb") as src:
+                shutil.copyfileobj(src, out, 1 << 20)
         conn = sqlite3.connect(tmp)
         db = Index(spec, conn, "sqlite", tmp, lock_fd)
     except BaseException as e:
         if tmp:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        if lock_fd is not None:
-            os.close(lock_fd)
+        os.close(lock_fd)
         if isinstance(e, OSError):
             raise InputError(f"{spec}: cannot write: {e.strerror}") from None
         raise

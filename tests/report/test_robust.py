@@ -161,6 +161,23 @@ class Robust(Case):
             self.assertTrue(fh.read().startswith("this is not a database"), "left as it was")
         self.assertEqual([f for f in os.listdir(self.T) if f.endswith(".tmp")], [])
 
+    def test_concurrent_loads_into_one_new_index_keep_every_run(self):
+        """Each writer changes a locked copy of the index: six loads started at once into
+        an index that does not exist yet all land (none renames over another's)."""
+        import sqlite3
+        d = os.path.join(self.T, "concurrent")
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
+        db = os.path.join(d, "i.sqlite")
+        runs = sorted(n for n in os.listdir(GOLD) if os.path.isdir(os.path.join(GOLD, n)))
+        ps = [subprocess.Popen([PY, PNREPORT, "load", os.path.join(GOLD, n), "--db", db],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for n in runs]
+        for p in ps:
+            _, err = p.communicate(timeout=300)
+            self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(sqlite3.connect(db).execute("SELECT COUNT(*) FROM runs").fetchone()[0], len(runs))
+        self.assertEqual(os.listdir(d), ["i.sqlite"])
+
     def test_deeply_nested_json_is_exit_2(self):
         d = os.path.join(self.T, "nested")
         os.makedirs(d, exist_ok=True)
