@@ -20,7 +20,7 @@ import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
-from . import units  # noqa: E402
+from . import series, units  # noqa: E402
 
 DPI = 100
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
@@ -147,50 +147,28 @@ def node_kinds(ser, node):
     to MemUsed so the stack adds up to used memory at every sample."""
     pre = f"node{node}.meminfo."
 
-    def series(key):
+    def col(key):
         return ser.col(pre + key)
-    used = series("MemUsed")
+    used = col("MemUsed")
     if used is None:
-        tot, free = series("MemTotal"), series("MemFree")
+        tot, free = col("MemTotal"), col("MemFree")
         if tot is None or free is None:
             return None, None
         used = tot - free
     out = OrderedDict()
     acc = np.zeros(len(ser))
     for kind, key in MEMINFO_KINDS:
-        s = series(key)
+        s = col(key)
         if s is not None:
             out[kind] = s
             acc += s
-    ht, hf = series("HugePages_Total"), series("HugePages_Free")
+    ht, hf = col("HugePages_Total"), col("HugePages_Free")
     if ht is not None and hf is not None:
-        hp = series("Hugepagesize")
+        hp = col("Hugepagesize")
         out["hugetlb"] = (ht - hf) * (hp if hp is not None else 2 << 20)
         acc += out["hugetlb"]
     out["other"] = used - acc
     return out, used
-
-
-def decimate(x, segs, series, buckets):
-    """Row indices to draw when there are more rows than pixels: per segment and
-    per bucket of the x range (`buckets` of them across it), the first and last
-    row and the rows of each series' minimum and maximum, so a one-sample peak
-    survives.  Every row when there are fewer than 4 per bucket.  Sorted."""
-    n = len(x)
-    if n <= 4 * buckets:
-        return np.arange(n)
-    span = max(float(x[-1] - x[0]), 1e-12)
-    seg_id = np.zeros(n, np.int64)
-    for i, (_, _, a, b) in enumerate(segs):
-        seg_id[a:b] = i
-    key = seg_id * (buckets + 1) + np.minimum(((x - x[0]) / span * buckets).astype(np.int64), buckets)
-    starts = np.concatenate(([0], np.flatnonzero(np.diff(key)) + 1))
-    ends = np.append(starts[1:], n) - 1
-    keep = [starts, ends]
-    for v in series:
-        order = np.lexsort((v, key))            # by bucket, then value; NaN last
-        keep += [order[starts], order[ends]]
-    return np.unique(np.concatenate(keep))
 
 
 def pick_iterations(run, ser, limit):
@@ -230,7 +208,7 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
     kinds up, negative down), used memory as a line; phases shaded over their real
     time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below.
     At most max_iterations iterations are drawn (see pick_iterations); a long series
-    is drawn decimated (see decimate: peaks kept).  ser: series.Series of nodestat
+    is drawn decimated (series.decimate: peaks kept).  ser: series.Series of nodestat
     with the node_column columns."""
     chosen, note = pick_iterations(run, ser, max_iterations)
     ser = ser.take(np.isin(ser.iteration, sorted(chosen)))
@@ -302,7 +280,7 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
             ax.axvspan(a, b, color=shade[name], lw=0, zorder=0)
         # all segments in one polygon set per kind: NaN rows between segments are gaps;
         # at most a few rows per pixel column, each series' extremes among them
-        kept = decimate(x, segs, list(deltas.values()) + [dused], int(ax.get_window_extent().width))
+        kept = series.decimate(x, segs, list(deltas.values()) + [dused], int(ax.get_window_extent().width))
         cut = np.searchsorted(kept, [b for _, _, _, b in segs])
         idx = np.concatenate([np.append(part, -1) for part in np.split(kept, cut[:-1])])
         gap = idx < 0

@@ -189,3 +189,29 @@ def _read(fh, path, want, incomplete):
         cols = {names[k]: m[i, :nrows] for i, k in enumerate(keep)}
     return Series(path, header, cat(ts, np.int64), cat(its, np.int64), cat(codes, np.int32),
                   list(pmap), cols, dropped)
+
+
+def decimate(x, segs, ys, buckets):
+    """Row indices to draw when there are more rows than pixels: per segment and
+    per bucket of the x range (`buckets` of them across it), the first and last
+    row and the rows of each of `ys`' minimum and maximum, so a one-sample peak
+    survives.  Every row when there are fewer than 4 per bucket, or when x goes
+    backwards (a clock step: buckets would not be contiguous).  Sorted."""
+    n = len(x)
+    if n <= 4 * buckets:
+        return np.arange(n)
+    span = max(float(x[-1] - x[0]), 1e-12)
+    seg_id = np.zeros(n, np.int64)
+    for i, (_, _, a, b) in enumerate(segs):
+        seg_id[a:b] = i
+    key = seg_id * (buckets + 1) + np.clip(((x - x[0]) / span * buckets).astype(np.int64), 0, buckets)
+    step = np.diff(key)
+    if np.any(step < 0):
+        return np.arange(n)
+    starts = np.concatenate(([0], np.flatnonzero(step) + 1))
+    ends = np.append(starts[1:], n) - 1
+    keep = [starts, ends]
+    for v in ys:
+        order = np.lexsort((v, key))            # by bucket, then value; NaN last
+        keep += [order[starts], order[ends]]
+    return np.unique(np.concatenate(keep))

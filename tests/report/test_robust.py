@@ -82,13 +82,13 @@ class Robust(Case):
         check_page(self, os.path.join(self.T, "big.html"), ("nodes",))
 
     def test_decimation_keeps_one_sample_peaks(self):
-        from pnreportlib import plots
+        from pnreportlib import series
         n = 200_000
         x = np.arange(n) * 0.2
         v = np.sin(np.arange(n) / 50.0)
         v[123_457], v[7] = 1e6, -1e6
         segs = [(0, "a", 0, 100_000), (0, "b", 100_000, n)]
-        kept = plots.decimate(x, segs, [v], 1000)
+        kept = series.decimate(x, segs, [v], 1000)
         self.assertIn(123_457, kept)
         self.assertIn(7, kept)
         for _, _, a, b in segs:
@@ -96,7 +96,7 @@ class Robust(Case):
             self.assertIn(b - 1, kept)
         self.assertLess(len(kept), 5000, "at most 4 rows per bucket and series")
         self.assertTrue(np.all(np.diff(kept) > 0))
-        self.assertEqual(list(plots.decimate(x[:100], [(0, "a", 0, 100)], [v[:100]], 1000)), list(range(100)))
+        self.assertEqual(list(series.decimate(x[:100], [(0, "a", 0, 100)], [v[:100]], 1000)), list(range(100)))
 
     def test_long_run_plot_shows_the_peak(self):
         """The make_series spike (64 GiB on node 0 in one sample of 20 000) is on the axis."""
