@@ -248,6 +248,9 @@ def _sqlite_write(spec):
         raise
     try:
         conn.execute("PRAGMA foreign_keys = ON")
+        # the copy is private until renamed, which is what makes it durable: no
+        # journal file beside it
+        conn.execute("PRAGMA journal_mode = MEMORY")
         with open(DDL) as fh:
             conn.executescript(fh.read())
         if not check_version(db):
