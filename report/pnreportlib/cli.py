@@ -4,7 +4,8 @@ Exit codes: 0 done (compare: no regression), 1 regression found with
 --fail-on-regression (compare) or a demo cell off its expected value
 (demo --check), 4 compare --fail-on-regression could judge nothing (fewer
 than 3 samples a side and no isolation regression), 2 bad input or usage (missing file, wrong schema_version,
-malformed CSV, an incomplete run where a verdict is asked for)."""
+malformed CSV, an incomplete run where a verdict is asked for) or an output that cannot be written (a full
+disk, a missing directory, a symbolic link or FIFO in its place).  Never a traceback for any of these."""
 import argparse
 import os
 import sys
@@ -99,7 +100,8 @@ def cmd_summary(a):
 EPILOG = """exit codes: 0 done; 1 a regression (compare --fail-on-regression) or a demo
 cell not as expected (demo --check, demo-table); 2 bad input or usage (a missing
 file or directory, an unknown schema_version, a malformed CSV, an incomplete run
-where a verdict is asked for; the message names the file); 4 compare
+where a verdict is asked for) or an output that cannot be written (a full disk,
+a symbolic link or FIFO in its place; the message names the file); 4 compare
 --fail-on-regression could judge nothing.  See report/README.md."""
 
 
@@ -194,6 +196,6 @@ def main(argv):
         return 0
     except OSError as e:
         # what the commands did not name themselves: the file is in the error
-        where = e.filename or "pnreport"
-        print(f"pnreport: {where}: {e.strerror or e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"pnreport: {where}{e.strerror or e}", file=sys.stderr)
         return 2
