@@ -186,8 +186,22 @@ class Run:
                 if t.get("name") == name:
                     yield it, ph, w, t
 
+    def collectors(self):
+        """$.collectors, checked: objects whose `file` is null or a file name in the
+        run directory (core/run.c writes <collector>.csv there; a path is refused)."""
+        cs = self.doc.get("collectors") or []
+        if not isinstance(cs, list):
+            raise InputError(f"{self.jpath}: $.collectors is not an array")
+        for i, c in enumerate(cs):
+            if not isinstance(c, dict):
+                raise InputError(f"{self.jpath}: $.collectors[{i}] is not an object")
+            f = c.get("file")
+            if f is not None and (not isinstance(f, str) or not f or "/" in f or f in (".", "..")):
+                raise InputError(f"{self.jpath}: $.collectors[{i}].file {f!r} is not a file name in the run directory")
+        return cs
+
     def collector_file(self, name):
-        for c in self.doc.get("collectors", []):
+        for c in self.collectors():
             if c.get("collector") == name and c.get("file"):
                 return c
         return None
@@ -221,7 +235,7 @@ class Run:
         file is absent)].  Only the collector a section draws from (nodestat)
         must be there; the others are checked when present."""
         out = []
-        for c in self.doc.get("collectors", []):
+        for c in self.collectors():
             f = c.get("file")
             if not f or c.get("status") not in (None, "ok"):
                 continue

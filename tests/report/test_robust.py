@@ -197,6 +197,18 @@ class Robust(Case):
         g = os.path.join(GOLD, "private-exhaust")
         self.refused("compare", g, g, "--config", cfg, names=cfg)
 
+    def test_collector_files_are_names_in_the_run_directory(self):
+        for i, bad in enumerate((5, "../../../etc/passwd", "/etc/passwd", "")):
+            d = self.copy(os.path.join(GOLD, "private-exhaust"), f"collector-file{i}")
+            with open(os.path.join(d, "run.json")) as fh:
+                doc = json.load(fh)
+            doc["collectors"][1]["file"] = bad
+            with open(os.path.join(d, "run.json"), "w") as fh:
+                json.dump(doc, fh)
+            for cmd in ("run", "plot"):
+                err = self.refused(cmd, d, "-o", os.path.join(self.T, "cf.out"), names="run.json: $.collectors[1].file")
+                self.assertIn(repr(bad), err)
+
     def test_dollar_signs_in_names_are_text(self):
         d = self.copy(os.path.join(GOLD, "private-exhaust"), "dollar")
         for f in ("run.json", "nodestat.csv"):
