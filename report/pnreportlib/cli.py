@@ -4,26 +4,20 @@ Exit codes: 0 done (compare: no regression), 1 regression found with
 --fail-on-regression (compare) or a demo cell off its expected value
 (demo --check), 4 compare --fail-on-regression could judge nothing (fewer
 than 3 samples a side and no isolation regression), 2 bad input or usage (missing file, wrong schema_version,
-malformed CSV, an incomplete run where a verdict is asked for)."""
+malformed CSV, an incomplete run where a verdict is asked for) or an output that cannot be written (a full
+disk, a missing directory, a symbolic link or FIFO in its place).  Never a traceback for any of these."""
 import argparse
 import os
 import sys
 
 from .load import InputError, load_run
-
-
-def _write(path, text):
-    tmp = path + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as fh:
-        fh.write(text)
-    os.replace(tmp, path)
+from .outfile import make_dirs, write_file
 
 
 def _png_dir(page_figs, d):
-    os.makedirs(d, exist_ok=True)
+    make_dirs(d)
     for f in page_figs:
-        with open(os.path.join(d, f.name + ".png"), "wb") as fh:
-            fh.write(f.png)
+        write_file(os.path.join(d, f.name + ".png"), f.png)
 
 
 def cmd_run(a):
@@ -37,7 +31,7 @@ def cmd_run(a):
               file=sys.stderr)
     page = run_report.build(run)
     out = a.output or os.path.join(run.dir, "report.html")
-    _write(out, page.render())
+    write_file(out, page.render())
     if a.png_dir:
         _png_dir(page.figure_objs, a.png_dir)
     print(out)
@@ -48,7 +42,7 @@ def cmd_demo(a):
     from . import demo
     page, ok = demo.build(a.dir, getattr(a, "cells", False))
     out = a.output or os.path.join(a.dir, "report.html")
-    _write(out, page.render())
+    write_file(out, page.render())
     if getattr(a, "png_dir", None):
         _png_dir(page.figure_objs, a.png_dir)
     print(out)
@@ -87,14 +81,13 @@ def cmd_plot(a):
     """The per-node memory figure alone, as a PNG (default DIR/nodes.png)."""
     from . import plots, run_report
     run = load_run(a.dir)
-    header, rows = run.read_series("nodestat")
-    if header is None or not rows:
+    ser = run.read_series("nodestat", plots.node_column)
+    if ser is None or not len(ser):
         raise InputError(f"{run.dir}: no nodestat samples (the run had no nodestat collector)")
     _, concl = run_report.isolation_model(run)
-    fig = plots.nodes_over_time(run, header, rows, concl)
+    fig = plots.nodes_over_time(run, ser, concl)
     out = a.output or os.path.join(run.dir, "nodes.png")
-    with open(out, "wb") as fh:
-        fh.write(fig.png)
+    write_file(out, fig.png)
     print(out)
     return 0
 
@@ -107,7 +100,8 @@ def cmd_summary(a):
 EPILOG = """exit codes: 0 done; 1 a regression (compare --fail-on-regression) or a demo
 cell not as expected (demo --check, demo-table); 2 bad input or usage (a missing
 file or directory, an unknown schema_version, a malformed CSV, an incomplete run
-where a verdict is asked for; the message names the file); 4 compare
+where a verdict is asked for) or an output that cannot be written (a full disk,
+a symbolic link or FIFO in its place; the message names the file); 4 compare
 --fail-on-regression could judge nothing.  See report/README.md."""
 
 
@@ -200,3 +194,8 @@ def main(argv):
         return e.code
     except BrokenPipeError:
         return 0
+    except OSError as e:
+        # what the commands did not name themselves: the file is in the error
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"pnreport: {where}{e.strerror or e}", file=sys.stderr)
+        return 2

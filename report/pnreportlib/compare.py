@@ -21,7 +21,8 @@ from collections import OrderedDict
 
 from . import stats, units
 from .html import Page
-from .load import InputError, labels_str, load_run
+from .load import InputError, labels_str, load_run, read_json
+from .outfile import write_file
 
 DEFAULT_CONFIG = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "compare.json")
 BUILTIN = {"alpha": 0.05, "confidence": 0.95, "bootstrap_resamples": 5000, "seed": 1,
@@ -39,13 +40,7 @@ def load_config(path):
     p = path or (DEFAULT_CONFIG if os.path.exists(DEFAULT_CONFIG) else None)
     if not p:
         return cfg
-    try:
-        with open(p) as fh:
-            user = json.load(fh)
-    except FileNotFoundError:
-        raise InputError(f"{p}: missing (compare config)")
-    except (OSError, ValueError) as e:
-        raise InputError(f"{p}: {e}")
+    _, user = read_json(p, "compare config")
     if not isinstance(user, dict):
         raise InputError(f"{p}: not a JSON object")
     known = set(BUILTIN) | {"description", "$comment"}
@@ -518,8 +513,7 @@ def main(a):
     else:
         text = render_text(res, a.all)
     if a.output:
-        with open(a.output, "w", encoding="utf-8") as fh:
-            fh.write(text)
+        write_file(a.output, text)
     else:
         sys.stdout.write(text)
     if res["result"] == "not enough samples":

@@ -14,7 +14,6 @@ regressed run is not a baseline either."""
 import csv
 import datetime
 import hashlib
-import json
 import os
 import re
 import sys
@@ -23,7 +22,8 @@ from collections import OrderedDict
 from . import compare, plots, units
 from .html import Page
 from .indexdb import INDEX_VERSION, TABLES, open_index
-from .load import InputError, labels_str, load_run
+from .load import InputError, labels_str, load_run, read_json
+from .outfile import atomic_open, make_dirs, write_file
 
 
 def connect(path):
@@ -57,11 +57,7 @@ def read_tags(run):
     path = os.path.join(run.dir, "fleet.json")
     if not os.path.exists(path):
         return []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            doc = json.load(fh)
-    except (OSError, ValueError) as e:
-        raise InputError(f"{path}: not valid JSON ({e})")
+    _, doc = read_json(path, "fleet.json")
     if not isinstance(doc, dict):
         raise InputError(f"{path}: not a JSON object")
     out = []
@@ -231,7 +227,7 @@ def title_of(key):
 
 
 def write_pages(db, out, cfg):
-    os.makedirs(os.path.join(out, "metrics"), exist_ok=True)
+    make_dirs(os.path.join(out, "metrics"))
     ser = series(db)
     summary = []
     for key, pts in ser.items():
@@ -268,8 +264,7 @@ def write_pages(db, out, cfg):
                    num_cols=(4, 5, 6, 7),
                    cell_class=lambda r, c, v: ("fail" if v == "REGRESSION" else "pass" if v == "improved" else
                                                "warn" if v == "incomplete" else None) if c in (3, 8) else None)
-        with open(os.path.join(out, "metrics", fname), "w", encoding="utf-8") as fh:
-            fh.write(page.render())
+        write_file(os.path.join(out, "metrics", fname), page.render())
         summary.append((key, pts, regs, fname))
     runs = sorted(db.q("SELECT run_id, started_at, kernel_release, series_mode, hostname, config_name, state,"
                        " verdict, path FROM runs"), key=lambda r: (_nf(r[1]), r[0]))
@@ -297,8 +292,7 @@ def write_pages(db, out, cfg):
                cell_class=lambda ri, c, v: ("warn" if c == 4 and v != "complete" else
                                             "fail" if c == 5 and v == "fail" else
                                             "pass" if c == 5 and v == "pass" else None))
-    with open(os.path.join(out, "index.html"), "w", encoding="utf-8") as fh:
-        fh.write(page.render())
+    write_file(os.path.join(out, "index.html"), page.render())
     return len(summary)
 
 
@@ -313,7 +307,7 @@ def export_csv(db, path):
             "config_name", "point", "phase", "workload", "workload_index", "metric", "labels", "kind", "unit",
             "better", "sample", "value"]
     n = 0
-    with open(path, "w", newline="") as fh:
+    with atomic_open(path, "w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(cols)
         for row in sorted(db.q(q), key=lambda r: (_nf(r[1]), r[0], r[12], r[13], r[17], r[8], r[9], r[11])):
@@ -335,7 +329,7 @@ def export_sql(db, path):
     report/index.sql, `psql -f report/index.sql -f FILE` loads the index into
     PostgreSQL (feeding it twice adds nothing, as with SQLite)."""
     n = 0
-    with open(path, "w", encoding="utf-8") as fh:
+    with atomic_open(path, "w") as fh:
         fh.write("-- pnbench results index rows (report/index.sql, index version %s)\nBEGIN;\n" % INDEX_VERSION)
         for t in TABLES:
             cur = db.cursor(f"SELECT * FROM {t}")
@@ -375,7 +369,11 @@ def main_load(a):
     """`load RESULTS… --db`: index only (an insert-only role can do it)."""
     dirs = find_runs(a.results)
     db = connect(a.db)
-    counts, bad = load(db, dirs, a.dry_run)
+    try:
+        counts, bad = load(db, dirs, a.dry_run)
+    except BaseException:
+        db.abort()
+        raise
     db.close()
     print(("load --dry-run: would be " if a.dry_run else "load: ") + _loaded(counts, db))
     return 2 if bad else 0
@@ -385,15 +383,20 @@ def main(a):
     cfg = compare.load_config(a.config)
     dirs = find_runs(a.results) if a.results else []
     db = connect(a.db) if dirs else open_index(a.db, create=False)
-    counts, bad = load(db, dirs)
-    nser = write_pages(db, a.output, cfg)
-    total = db.q("SELECT COUNT(*) FROM runs")[0][0]
-    print(f"dashboard: {_loaded(counts, db)}; {total} there; {nser} metric pages in {a.output}/")
-    if a.csv:
-        n = export_csv(db, a.csv)
-        print(f"dashboard: {n} samples exported to {a.csv}")
-    if getattr(a, "sql", None):
-        n = export_sql(db, a.sql)
-        print(f"dashboard: {n} rows written as portable INSERTs to {a.sql}")
+    try:
+        counts, bad = load(db, dirs)
+        db.commit()
+        nser = write_pages(db, a.output, cfg)
+        total = db.q("SELECT COUNT(*) FROM runs")[0][0]
+        print(f"dashboard: {_loaded(counts, db)}; {total} there; {nser} metric pages in {a.output}/")
+        if a.csv:
+            n = export_csv(db, a.csv)
+            print(f"dashboard: {n} samples exported to {a.csv}")
+        if getattr(a, "sql", None):
+            n = export_sql(db, a.sql)
+            print(f"dashboard: {n} rows written as portable INSERTs to {a.sql}")
+    except BaseException:
+        db.abort()
+        raise
     db.close()
     return 2 if bad else 0

@@ -8,6 +8,7 @@ from . import plots
 from .html import Page, esc
 from .demo_table import ROWS
 from .load import InputError, load_demo, load_run
+from .outfile import write_file
 
 SCENARIOS = OrderedDict(ROWS + [("guest", "guest finished")])
 
@@ -68,8 +69,7 @@ def build(path, cell_reports=False):
                 state, verdict, kernel = run.state, run.doc["verdict"].get("result"), run.kernel_label
                 rep = os.path.join(base, rel, "report.html")
                 if cell_reports:
-                    with open(rep, "w", encoding="utf-8") as fh:
-                        fh.write(run_report.build(run).render())
+                    write_file(rep, run_report.build(run).render())
                 if os.path.exists(rep):
                     link = f"{rel}/report.html"
             except InputError as e:

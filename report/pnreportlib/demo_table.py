@@ -75,7 +75,7 @@ class Cell:
         try:
             with open(j, encoding="utf-8") as fh:
                 return json.load(fh), None
-        except (OSError, ValueError) as e:
+        except (OSError, ValueError, RecursionError) as e:
             return None, f"{name}/run.json unreadable: {e}"
 
 
@@ -417,16 +417,15 @@ def render(doc, width=30):
 def main(a):
     """pnreport demo-table DIR: write DIR/demo.json, print the table; 1 when a cell is off."""
     from .load import InputError
+    from .outfile import atomic_open
     if not os.path.isdir(a.dir):
         raise InputError(f"{a.dir}: not a directory")
     doc = collect(a.dir, a.seconds)
     if not doc["cells"]:
         raise InputError(f"{a.dir}: no demo cell (no */cell.txt)")
-    tmp = os.path.join(a.dir, "demo.json.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_open(os.path.join(a.dir, "demo.json")) as fh:
         json.dump(doc, fh, indent=1, ensure_ascii=False)
         fh.write("\n")
-    os.replace(tmp, os.path.join(a.dir, "demo.json"))
     text, ok = render(doc)
     print(text)
     return 0 if ok else 1

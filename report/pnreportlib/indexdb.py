@@ -11,11 +11,16 @@ may INSERT into every table (ON CONFLICT DO NOTHING needs no more) and SELECT
 only index_meta (the version check); the dashboard role may only SELECT.
 Neither can UPDATE or DELETE, so a run, once loaded, is immutable there; a
 rewritten run directory is a new run (a new content hash)."""
+import contextlib
+import fcntl
 import os
 import re
+import shutil
 import sqlite3
+import urllib.parse
 
 from .load import InputError
+from .outfile import check_dest, create_temp, make_dirs, rename_into_place
 
 DDL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "index.sql")
 INDEX_VERSION = "1"
@@ -35,9 +40,10 @@ def redact(spec):
 class Index:
     """An open index: .q() rows, .x() row count, .many(), .commit(), .close()."""
 
-    def __init__(self, spec, conn, dialect):
+    def __init__(self, spec, conn, dialect, tmp=None, lock_fd=None):
         self.spec, self.conn, self.dialect = spec, conn, dialect
         self.name = redact(spec) if dialect == "postgresql" else spec
+        self.tmp, self.lock_fd = tmp, lock_fd      # a writable SQLite index: its working copy
 
     def _sql(self, sql):
         return sql.replace("?", "%s") if self.dialect == "postgresql" else sql
@@ -45,7 +51,10 @@ class Index:
     def _run(self, sql, params):
         try:
             if self.dialect == "sqlite":
-                return self.conn.execute(sql, params)
+                try:
+                    return self.conn.execute(sql, params)
+                except sqlite3.Error as e:
+                    raise InputError(f"{self.name}: {e}") from None
             cur = self.conn.cursor()
             cur.execute(self._sql(sql), params)
             return cur
@@ -72,7 +81,10 @@ class Index:
         if not rows:
             return
         if self.dialect == "sqlite":
-            self.conn.executemany(sql, rows)
+            try:
+                self.conn.executemany(sql, rows)
+            except sqlite3.Error as e:
+                raise InputError(f"{self.name}: {e}") from None
         else:
             from psycopg2.extras import execute_batch
             try:
@@ -85,13 +97,50 @@ class Index:
                 raise
 
     def commit(self):
-        self.conn.commit()
+        try:
+            self.conn.commit()
+        except sqlite3.Error as e:
+            raise InputError(f"{self.name}: {e}") from None
 
     def rollback(self):
         self.conn.rollback()
 
     def close(self):
-        self.conn.close()
+        """Commit and close; a writable SQLite index's working copy replaces the file."""
+        if self.tmp is None:
+            self.conn.close()
+            return
+        try:
+            self.conn.commit()
+            self.conn.close()
+            fd = os.open(self.tmp, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            rename_into_place(self.tmp, self.spec)
+        except BaseException as e:
+            self.abort()
+            if isinstance(e, (OSError, sqlite3.Error)):
+                raise InputError(f"{self.spec}: cannot write: {e}") from None
+            raise
+        self.tmp = None
+        self._unlock()
+
+    def abort(self):
+        """Close without keeping anything: a SQLite working copy is removed."""
+        with contextlib.suppress(Exception):
+            self.conn.close()
+        if self.tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(self.tmp)
+            self.tmp = None
+        self._unlock()
+
+    def _unlock(self):
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)
+            self.lock_fd = None
 
 
 def _pg_connect(spec):
@@ -125,18 +174,93 @@ def open_index(spec, create=True):
             raise InputError(f"{db.name}: index_meta has no index_version (pnreport index-init --db URL)")
         db.commit()
         return db
-    if not create and not os.path.exists(spec):
+    if not create:
+        return _sqlite_read(spec)
+    return _sqlite_write(spec)
+
+
+def _sqlite_read(spec):
+    """An existing SQLite index, read-only (nothing is written)."""
+    if not os.path.exists(spec):
         raise InputError(f"{spec}: no such index (dashboard RESULTS… --db {spec} creates it)")
-    d = os.path.dirname(os.path.abspath(spec))
-    os.makedirs(d, exist_ok=True)
-    conn = sqlite3.connect(spec)
-    conn.execute("PRAGMA foreign_keys = ON")
+    try:
+        conn = sqlite3.connect("file:" + urllib.parse.quote(os.path.abspath(spec)) + "?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        raise InputError(f"{spec}: cannot open the index: {e}") from None
     db = Index(spec, conn, "sqlite")
-    with open(DDL) as fh:
-        conn.executescript(fh.read())
     if not check_version(db):
-        db.x("INSERT INTO index_meta (key, value) VALUES ('index_version', ?)", (INDEX_VERSION,))
-    db.commit()
+        raise InputError(f"{spec}: index_meta has no index_version (not a pnbench index)")
+    return db
+
+
+def _lock_index(spec):
+    """An fd holding an exclusive flock on the file now at `spec` (re-checked after
+    the lock: another writer may have renamed a new index into place).  A missing
+    index is first created empty (exclusively, not through a link: an empty file
+    is an empty SQLite database), so that writers racing to create it queue on
+    one file too."""
+    while True:
+        try:
+            os.close(os.open(spec, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644))
+        except FileExistsError:
+            pass
+        except OSError as e:
+            raise InputError(f"{spec}: cannot create the index: {e.strerror}") from None
+        try:
+            fd = os.open(spec, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            continue
+        except OSError as e:
+            raise InputError(f"{spec}: cannot open the index: {e.strerror}") from None
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            same = os.path.samestat(os.fstat(fd), os.lstat(spec))
+        except FileNotFoundError:
+            same = False
+        if same:
+            return fd
+        os.close(fd)
+
+
+def _sqlite_write(spec):
+    """A SQLite index to change: the file (locked) copied to an exclusive temp
+    beside it, where every change is made; Index.close() renames it into place,
+    Index.abort() drops it.  The file itself is never opened for writing."""
+    check_dest(spec)
+    make_dirs(os.path.dirname(os.path.abspath(spec)))
+    lock_fd = _lock_index(spec)
+    tmp = None
+    try:
+        fd, tmp = create_temp(spec)
+        with os.fdopen(fd, "wb") as out:
+            os.fchmod(out.fileno(), os.fstat(lock_fd).st_mode & 0o777)
+            with os.fdopen(os.dup(lock_fd), "rb") as src:
+                shutil.copyfileobj(src, out, 1 << 20)
+        conn = sqlite3.connect(tmp)
+        db = Index(spec, conn, "sqlite", tmp, lock_fd)
+    except BaseException as e:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        os.close(lock_fd)
+        if isinstance(e, OSError):
+            raise InputError(f"{spec}: cannot write: {e.strerror}") from None
+        raise
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        # the copy is private until renamed, which is what makes it durable: no
+        # journal file beside it
+        conn.execute("PRAGMA journal_mode = MEMORY")
+        with open(DDL) as fh:
+            conn.executescript(fh.read())
+        if not check_version(db):
+            db.x("INSERT INTO index_meta (key, value) VALUES ('index_version', ?)", (INDEX_VERSION,))
+        db.commit()
+    except BaseException as e:
+        db.abort()
+        if isinstance(e, sqlite3.Error):
+            raise InputError(f"{spec}: not a pnbench SQLite index ({e})") from None
+        raise
     return db
 
 

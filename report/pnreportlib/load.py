@@ -4,11 +4,11 @@ Everything here raises InputError (message + exit code 2) on input the report
 cannot trust; nothing scrapes text output.  An incomplete run loads, marked
 (Run.incomplete); only then may a CSV end in a truncated line.
 """
-import csv
 import json
 import os
 
 SCHEMA_VERSIONS = (2,)
+MAX_JSON_DEPTH = 64       # run.json nests about 10 levels; deeper is not a pnbench file
 DEMO_SCHEMA_VERSIONS = (1,)
 
 
@@ -43,12 +43,38 @@ def read_json(path, what="file"):
         raise InputError(f"{path}: missing ({what})")
     except OSError as e:
         raise InputError(f"{path}: {e.strerror}")
+    return raw, parse_json(raw, path)
+
+
+def json_depth(doc):
+    """How deep objects and arrays nest in doc (a scalar: 0), without recursion."""
+    deepest, todo = 0, [(doc, 1)]
+    while todo:
+        v, d = todo.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, list):
+            continue
+        deepest = max(deepest, d)
+        todo.extend((x, d + 1) for x in v if isinstance(x, (dict, list)))
+    return deepest
+
+
+def parse_json(raw, path):
+    """JSON text (bytes or str) of the file `path`; InputError for anything that is
+    not JSON or nests deeper than MAX_JSON_DEPTH (no RecursionError escapes)."""
     try:
-        return raw, json.loads(raw.decode("utf-8"))
+        doc = json.loads(raw.decode("utf-8") if isinstance(raw, bytes) else raw)
     except UnicodeDecodeError as e:
         raise InputError(f"{path}: not UTF-8 ({e})")
+    except RecursionError:
+        raise InputError(f"{path}: not a pnbench file (JSON nested too deeply to read)") from None
     except ValueError as e:
         raise InputError(f"{path}: not valid JSON ({e})")
+    depth = json_depth(doc)
+    if depth > MAX_JSON_DEPTH:
+        raise InputError(f"{path}: not a pnbench file (JSON nested {depth} levels deep, more than {MAX_JSON_DEPTH})")
+    return doc
 
 
 def labels_str(labels):
@@ -90,6 +116,8 @@ class Run:
         self.state = st.get("state")
         self.reason = st.get("reason")
         self.incomplete = self.state != "complete"
+        self._series = {}       # read_series: collector -> Series
+        self.series_files = None  # check_series: [(file, rows or None)]
 
     # ---- identity ----
     @property
@@ -158,50 +186,66 @@ class Run:
                 if t.get("name") == name:
                     yield it, ph, w, t
 
+    def collectors(self):
+        """$.collectors, checked: objects whose `file` is null or a file name in the
+        run directory (core/run.c writes <collector>.csv there; a path is refused)."""
+        cs = self.doc.get("collectors") or []
+        if not isinstance(cs, list):
+            raise InputError(f"{self.jpath}: $.collectors is not an array")
+        for i, c in enumerate(cs):
+            if not isinstance(c, dict):
+                raise InputError(f"{self.jpath}: $.collectors[{i}] is not an object")
+            f = c.get("file")
+            if f is not None and (not isinstance(f, str) or not f or "/" in f or f in (".", "..")):
+                raise InputError(f"{self.jpath}: $.collectors[{i}].file {f!r} is not a file name in the run directory")
+        return cs
+
     def collector_file(self, name):
-        for c in self.doc.get("collectors", []):
+        for c in self.collectors():
             if c.get("collector") == name and c.get("file"):
                 return c
         return None
 
-    def read_series(self, collector="nodestat"):
-        """(header, rows) of a collector's CSV, or (None, None) when the run has none.
+    def read_series(self, collector="nodestat", want=None):
+        """series.Series of a collector's CSV (keeping the counter columns for
+        which want(name) is true), or None when the run has none.  Read once:
+        a second call returns the first one's Series.
 
-        A short last line is tolerated (dropped) only when the run is incomplete;
-        in a complete run it is an error (exit 2), as is a bad header."""
+        A cut last line is tolerated (dropped) only when the run is incomplete;
+        in a complete run it is an error (exit 2), as is a bad header or any
+        malformed row (named by file and line)."""
+        from . import series
+        cache = self._series
+        if collector in cache:
+            return cache[collector]
         c = self.collector_file(collector)
         if not c or c.get("status") not in (None, "ok"):
-            return None, None
+            return None
         path = os.path.join(self.dir, c["file"])
-        try:
-            with open(path, newline="") as fh:
-                rows = list(csv.reader(fh))
-        except FileNotFoundError:
+        if not os.path.exists(path):
             if self.incomplete:
-                return None, None
+                return None
             raise InputError(f"{path}: missing (named by $.collectors of {self.jpath})")
-        except (OSError, UnicodeDecodeError, csv.Error) as e:
-            raise InputError(f"{path}: {e}")
-        if not rows or rows[0][:3] != ["t_ns", "iteration", "phase"]:
-            raise InputError(f"{path}: not a pnbench series (header must start t_ns,iteration,phase)")
-        header, body = rows[0], rows[1:]
-        width = len(header)
-        good = []
-        for i, r in enumerate(body, start=2):
-            ok = len(r) == width
-            if ok:
-                try:
-                    r = [int(r[0]), int(r[1]), r[2]] + [float(x) if x != "" else float("nan")
-                                                        for x in r[3:]]
-                except ValueError:
-                    ok = False
-            if not ok:
-                if self.incomplete and i == len(body) + 1:
-                    break      # the write the interruption cut short
-                raise InputError(f"{path}:{i}: malformed row ({len(r)} fields, header has {width})"
-                                 + ("" if self.incomplete else "; run.json says the run is complete"))
-            good.append(r)
-        return header, good
+        cache[collector] = series.read(path, want, self.incomplete)
+        return cache[collector]
+
+    def check_series(self):
+        """Every series file $.collectors names, read and checked (rows, header,
+        numbers; exit 2 on the first bad row): [(file, rows or None when the
+        file is absent)].  Only the collector a section draws from (nodestat)
+        must be there; the others are checked when present."""
+        out = []
+        for c in self.collectors():
+            f = c.get("file")
+            if not f or c.get("status") not in (None, "ok"):
+                continue
+            if not os.path.exists(os.path.join(self.dir, f)) and c.get("collector") != "nodestat":
+                out.append((f, None))
+                continue
+            s = self.read_series(c.get("collector"))
+            out.append((f, len(s) if s is not None else None))
+        self.series_files = out
+        return out
 
 
 def load_run(path):

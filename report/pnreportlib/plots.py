@@ -11,13 +11,16 @@ from collections import OrderedDict
 
 import matplotlib
 matplotlib.use("Agg")
+# names come from run.json (phases, workloads, configs): a '$' in one is text, never
+# mathtext (an unbalanced or unknown expression would abort the whole report)
+matplotlib.rcParams["text.parse_math"] = False
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.text  # noqa: E402,F401
 import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
-from . import units  # noqa: E402
+from . import series, units  # noqa: E402
 
 DPI = 100
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
@@ -129,51 +132,49 @@ MEMINFO_KINDS = [("anon", "AnonPages"), ("file", "FilePages"), ("slab", "Slab"),
                  ("kernel_stack", "KernelStack"), ("page_tables", "PageTables")]
 
 
-def node_kinds(header, rows, node):
+NODE_KEYS = {k for _, k in MEMINFO_KINDS} | {"MemUsed", "MemTotal", "MemFree", "HugePages_Total",
+                                             "HugePages_Free", "Hugepagesize"}
+
+
+def node_column(name):
+    """The nodestat columns nodes_over_time reads (read_series keeps only these)."""
+    head, _, rest = name.partition(".meminfo.")
+    return head.startswith("node") and rest in NODE_KEYS
+
+
+def node_kinds(ser, node):
     """{kind: np.array bytes} for a node from nodestat columns; 'other' closes the sum
     to MemUsed so the stack adds up to used memory at every sample."""
-    col = {h: i for i, h in enumerate(header)}
     pre = f"node{node}.meminfo."
 
-    def series(key):
-        c = col.get(pre + key)
-        return None if c is None else np.array([r[c] for r in rows], dtype=float)
-    used = series("MemUsed")
+    def col(key):
+        return ser.col(pre + key)
+    used = col("MemUsed")
     if used is None:
-        tot, free = series("MemTotal"), series("MemFree")
+        tot, free = col("MemTotal"), col("MemFree")
         if tot is None or free is None:
             return None, None
         used = tot - free
     out = OrderedDict()
-    acc = np.zeros(len(rows))
+    acc = np.zeros(len(ser))
     for kind, key in MEMINFO_KINDS:
-        s = series(key)
+        s = col(key)
         if s is not None:
             out[kind] = s
             acc += s
-    ht, hf = series("HugePages_Total"), series("HugePages_Free")
+    ht, hf = col("HugePages_Total"), col("HugePages_Free")
     if ht is not None and hf is not None:
-        hp = series("Hugepagesize")
+        hp = col("Hugepagesize")
         out["hugetlb"] = (ht - hf) * (hp if hp is not None else 2 << 20)
         acc += out["hugetlb"]
     out["other"] = used - acc
     return out, used
 
 
-def segments(rows):
-    """[(iteration, phase, first_row, last_row_exclusive)] of consecutive rows."""
-    segs, start = [], 0
-    for i in range(1, len(rows) + 1):
-        if i == len(rows) or (rows[i][1], rows[i][2]) != (rows[start][1], rows[start][2]):
-            segs.append((rows[start][1], rows[start][2], start, i))
-            start = i
-    return segs
-
-
-def pick_iterations(run, rows, limit):
+def pick_iterations(run, ser, limit):
     """The iterations to draw when there are more than `limit`: the first limit-1 and
     the one with the most general pages on private nodes.  (chosen set, note)."""
-    its = sorted({r[1] for r in rows})
+    its = [int(i) for i in np.unique(ser.iteration)]
     if len(its) <= limit:
         return set(its), ""
     worst, worst_pages = None, 0
@@ -202,23 +203,27 @@ def iteration_names(run):
     return out
 
 
-def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
+def nodes_over_time(run, ser, conclusions, max_iterations=6):
     """Per node: memory change since the start of each phase, stacked by kind (positive
     kinds up, negative down), used memory as a line; phases shaded over their real
     time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below.
-    At most max_iterations iterations are drawn (see pick_iterations)."""
-    chosen, note = pick_iterations(run, rows, max_iterations)
-    rows = [r for r in rows if r[1] in chosen]
+    At most max_iterations iterations are drawn (see pick_iterations); a long series
+    is drawn decimated (series.decimate: peaks kept).  ser: series.Series of nodestat
+    with the node_column columns."""
+    chosen, note = pick_iterations(run, ser, max_iterations)
+    ser = ser.take(np.isin(ser.iteration, sorted(chosen)))
+    header = ser.header
     nodes = sorted({int(h.split(".")[0][4:]) for h in header[3:]
                     if h.startswith("node") and ".meminfo.MemUsed" in h}
                    or {int(h.split(".")[0][4:]) for h in header[3:] if h.startswith("node")})
-    if not rows or not nodes:
+    if not len(ser) or not nodes:
         return None
     private = set(run.private_nodes())
-    t = np.array([r[0] for r in rows], dtype=float)
+    t = ser.t_ns.astype(float)
     tz = t[0]
     x = (t - tz) / 1e9
-    segs = segments(rows)
+    segs = ser.segments()
+    first = np.repeat([a for _, _, a, _ in segs], [b - a for _, _, a, b in segs])
     # real spans of the phases from run.json, by (global iteration, phase name)
     spans = OrderedDict()
     for g, it, ph in run.global_phases():
@@ -260,25 +265,24 @@ def nodes_over_time(run, header, rows, conclusions, max_iterations=6):
 
     kind_handles = OrderedDict()
     for ax, node in zip(axes, nodes):
-        kinds, used = node_kinds(header, rows, node)
+        kinds, used = node_kinds(ser, node)
         if kinds is None:
             ax.text(0.5, 0.5, f"node {node}: no meminfo columns", transform=ax.transAxes, ha="center")
             continue
         # deltas from each segment's first sample
-        deltas = {k: np.empty(len(rows)) for k in kinds}
-        dused = np.empty(len(rows))
-        for _, _, a, b in segs:
-            for k, s in kinds.items():
-                deltas[k][a:b] = s[a:b] - s[a]
-            dused[a:b] = used[a:b] - used[a]
-        allv = np.concatenate([np.abs(v) for v in deltas.values()] + [np.abs(dused)])
-        uname, f = units.scale_for("bytes", [float(allv.max()) if allv.size else 0.0])
+        deltas = {k: v - v[first] for k, v in kinds.items()}
+        dused = used - used[first]
+        top = max(float(np.nanmax(np.abs(v), initial=0)) for v in list(deltas.values()) + [dused])
+        uname, f = units.scale_for("bytes", [top])
         if f == 1:
             uname, f = "KiB", 1024.0
         for (it_i, name), (a, b) in spans.items():
             ax.axvspan(a, b, color=shade[name], lw=0, zorder=0)
-        # all segments in one polygon set per kind: NaN rows between segments are gaps
-        idx = np.concatenate([np.append(np.arange(a, b), -1) for _, _, a, b in segs])
+        # all segments in one polygon set per kind: NaN rows between segments are gaps;
+        # at most a few rows per pixel column, each series' extremes among them
+        kept = series.decimate(x, segs, list(deltas.values()) + [dused], int(ax.get_window_extent().width))
+        cut = np.searchsorted(kept, [b for _, _, _, b in segs])
+        idx = np.concatenate([np.append(part, -1) for part in np.split(kept, cut[:-1])])
         gap = idx < 0
         xs = np.where(gap, np.nan, x[idx])
         pos = np.zeros(len(idx))

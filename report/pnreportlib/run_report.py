@@ -136,12 +136,12 @@ def section_isolation(page, run):
 
 
 def section_nodes(page, run, concl):
-    header, rows = run.read_series("nodestat")
-    if header is None:
+    ser = run.read_series("nodestat", plots.node_column)
+    if ser is None:
         page.p("No nodestat time series in this run.", "small")
         return
     page.h(2, "Memory per node over time", "nodes")
-    fig = plots.nodes_over_time(run, header, rows, concl)
+    fig = plots.nodes_over_time(run, ser, concl)
     page.figure(fig, "Each phase starts at 0: stacked areas are the change of each kind since the phase "
                 "began (above 0 grown, below 0 freed); the black line is used memory. "
                 + (getattr(fig, "note", "") + " " if fig is not None else "")
@@ -327,6 +327,10 @@ def section_provenance(page, run):
             ["started / updated", f"{d.get('started_at')} / {d.get('updated_at')}"],
             ["status", d["status"].get("state") + (f": {d['status'].get('reason')}" if d["status"].get("reason") else "")],
             ["roles", f"private [{d['roles'].get('private')}]{' (found by the kernel)' if d['roles'].get('private_auto') else ''}, dram [{d['roles'].get('dram')}]"]]
+    files = run.series_files
+    if files:
+        rows.append(["series files", "; ".join(f"{f}: {units.num(n)} rows, checked" if n is not None else
+                                               f"{f}: not in the run directory, not checked" for f, n in files)])
     acc = d.get("accounting") or {}
     if acc:
         cg = acc.get("cgroup") or {}
@@ -370,6 +374,9 @@ def build(run):
         page.banner(f"INCOMPLETE RUN ({run.state}): {run.reason or 'no reason recorded'} — "
                     "what follows covers only the phases that finished; do not read it as a complete result.",
                     "warn" if run.state == "incomplete" else "fail")
+    # every series file checked before anything is drawn: a bad row anywhere is exit 2
+    run.read_series("nodestat", plots.node_column)
+    run.check_series()
     section_verdict(page, run)
     page.nav_here()
     concl = section_isolation(page, run)

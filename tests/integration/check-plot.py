@@ -64,13 +64,13 @@ def synthetic(d):
 
 def check_synthetic(d):
     run = synthetic(d)
-    header, rows = run.read_series("nodestat")
-    segs = plots.segments(rows)
+    ser = run.read_series("nodestat", plots.node_column)
+    segs = ser.segments()
     t("four phase segments", [(s[0], s[1]) for s in segs] ==
       [(0, "warm"), (0, "load"), (1, "warm"), (1, "load")], repr(segs))
     seen = {}
     plots.INSPECT = lambda fig, name: seen.setdefault(name, inspect(fig))
-    fig = plots.nodes_over_time(run, header, rows, {})
+    fig = plots.nodes_over_time(run, ser, {})
     plots.INSPECT = None
     got = seen.get("nodes") or {}
     colors = got.get("phase_colors", {})

@@ -26,8 +26,10 @@ from pnreportlib import compare, load  # noqa: E402
 from reportcheck import (PY, ROOT, Case, assert_not_blank, check_page, png_size,  # noqa: E402
                          pnreport)
 import test_golden  # noqa: E402
+import test_robust  # noqa: E402
 
 GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
+Robust = test_robust.Robust
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
