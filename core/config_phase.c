@@ -100,6 +100,15 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 			return pn_cfg_perr(ps, path,
 					   "must be a string, an integer or a bool, not %s",
 					   pn_json_type_name(k));
+		if (cJSON_IsString(k))
+			for (const char *c = k->valuestring; *c; c++)
+				if ((unsigned char)*c < 0x20 || *c == 0x7f)
+					return pn_cfg_perr(ps, path,
+							   "the value has a control character "
+							   "(0x%02x at offset %zu): a knob value is "
+							   "one line of text",
+							   (unsigned)(unsigned char)*c,
+							   (size_t)(c - k->valuestring));
 		for (const cJSON *j = v->child; j != k; j = j->next)
 			if (!strcmp(j->string, k->string))
 				return pn_cfg_perr(ps, path, "set twice");

@@ -116,12 +116,59 @@ static void current_value(char *text)
 		text[--n] = '\0';
 }
 
+/* A value with a control character could carry a second assignment past
+ * the kernel's parser ("5\nkernel.x=1"): never written. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * A write that failed may still have been partly applied (the kernel took
+ * "5" of "5 7" and reported a short write): read the file back and, if the
+ * value moved, put the old one back now.  The record says what happened.
+ */
+static void undo_failed_write(struct pn_knob *k, int err)
+{
+	char now[sizeof(k->old)];
+	ssize_t n = pn_read_text(k->path, now, sizeof(now));
+	int ret;
+
+	if (n >= 0) {
+		current_value(now);
+		if (!strcmp(now, k->old)) {
+			snprintf(k->error, sizeof(k->error), "write failed: %s; value unchanged",
+				 strerror(-err));
+			return;
+		}
+	}
+	k->changed = true; /* the file moved (or cannot be read): treat it as changed */
+	ret = pn_write_text(k->path, k->old);
+	k->restored = !ret;
+	if (n < 0)
+		snprintf(k->error, sizeof(k->error),
+			 "write failed: %s; cannot read it back (%s); old value %s", strerror(-err),
+			 strerror((int)-n), ret ? "not restored" : "written back");
+	else
+		snprintf(k->error, sizeof(k->error),
+			 "write failed: %s; the file then read \"%.32s\"; old value %s",
+			 strerror(-err), now, ret ? "not restored" : "written back");
+	if (ret)
+		pn_warn("knob %s: cannot restore \"%s\" to %s: %s", k->key, k->old, k->path,
+			strerror(-ret));
+}
+
 int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 {
 	struct pn_knob *k;
 	char why[256];
 	int ret;
 
+	if (has_control(value))
+		return pn_error(-EINVAL, "knob %s: the value has a control character", key);
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? ks->cap * 2 : 8;
 		ks->k = pn_xrealloc(ks->k, ks->cap * sizeof(*ks->k));
@@ -137,12 +184,12 @@ int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 	if (ret < 0)
 		return pn_error(ret, "knob %s: cannot read %s: %s", key, k->path, strerror(-ret));
 	current_value(k->old);
-	ks->n++; /* recorded before the write: a partial write is restored too */
+	ks->n++;
 	ret = pn_write_text(k->path, value);
 	if (ret) {
-		snprintf(k->error, sizeof(k->error), "write failed: %s", strerror(-ret));
+		undo_failed_write(k, ret);
 		return pn_error(ret, "knob %s: cannot write \"%s\" to %s: %s", key, value, k->path,
-				strerror(-ret));
+				k->error);
 	}
 	k->changed = true;
 	pn_debug("knob %s: %s -> %s", key, k->old, value);

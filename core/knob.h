@@ -35,7 +35,7 @@ struct pn_knob {
 	char val[256];
 	bool changed;  /* the new value was written */
 	bool restored; /* the old value was written back */
-	char error[128];
+	char error[192];
 };
 
 struct pn_knobs {

@@ -11,6 +11,11 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <cjson/cJSON.h>
+
 #include <cmocka.h>
 
 #include "knob.h"
@@ -64,11 +69,59 @@ static void test_refused(void **state)
 	expect_refused("a b");
 }
 
+/*
+ * A write the kernel takes only in part: "5 7" to an int sysctl sets 5 and
+ * reports a short write.  kernel.msgmax is per IPC namespace, so the test
+ * runs in a fresh one and leaves the host's alone.
+ */
+static void test_partial_write_restored(void **state)
+{
+	struct pn_knobs ks = { 0 };
+	char before[64], after[64];
+	cJSON *j;
+
+	(void)state;
+	if (unshare(CLONE_NEWIPC)) {
+		skip(); /* needs root (CAP_SYS_ADMIN) */
+		return;
+	}
+	pn_sysroot_set("");
+	assert_true(pn_read_text("/proc/sys/kernel/msgmax", before, sizeof(before)) > 0);
+	assert_int_not_equal(atoi(before), 5);
+	assert_int_equal(pn_knobs_set(&ks, "kernel.msgmax", "5 7"), -EIO);
+	assert_true(pn_read_text("/proc/sys/kernel/msgmax", after, sizeof(after)) > 0);
+	assert_string_equal(after, before); /* put back at once, not left at 5 */
+	assert_int_equal(ks.n, 1);
+	assert_true(ks.k[0].changed);
+	assert_true(ks.k[0].restored);
+	assert_non_null(strstr(ks.k[0].error, "read \"5\""));
+	j = pn_knobs_json(&ks);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(j, 0), "restored")));
+	cJSON_Delete(j);
+	assert_int_equal(pn_knobs_restore(&ks), 0);
+	pn_knobs_free(&ks);
+}
+
+/* A value with a control character is never written. */
+static void test_control_refused(void **state)
+{
+	struct pn_knobs ks = { 0 };
+
+	(void)state;
+	pn_sysroot_set("/nonexistent-sysroot");
+	assert_int_equal(pn_knobs_set(&ks, "vm.stat_interval", "5\nkernel.x=1"), -EINVAL);
+	assert_int_equal(ks.n, 0);
+	pn_knobs_free(&ks);
+	pn_sysroot_set("");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_aliases),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_partial_write_restored),
+		cmocka_unit_test(test_control_refused),
 	};
 
 	pn_log_level = PN_LOG_QUIET;
