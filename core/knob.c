@@ -10,6 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "knob.h"
+#include "mpol.h"
 #include "pn.h"
 
 static bool prefix(const char *s, const char *p)
@@ -97,6 +98,14 @@ bad:
 		 "/sys/module",
 		 key);
 	return -EINVAL;
+}
+
+/* The weighted interleave mode file, under either name (mpol.h). */
+static bool is_wil_auto(const char *path)
+{
+	char rel[128];
+
+	return !pn_wil_auto_path(rel, sizeof(rel)) && !strcmp(rel, path);
 }
 
 /* "always [madvise] never" -> "madvise"; otherwise the first line, trimmed. */
@@ -207,6 +216,20 @@ int pn_knobs_restore(struct pn_knobs *ks)
 		if (!k->changed || k->restored)
 			continue;
 		ret = pn_write_text(k->path, k->old);
+		if (ret == -ENODEV && !strcmp(k->old, "true") && is_wil_auto(k->path)) {
+			/*
+			 * Automatic weights need HMAT bandwidth data: without it
+			 * the kernel refuses "true" once a weight was written.
+			 * Its default weights (all 1) equal the restored ones, so
+			 * the placement is the machine's; the record says so.
+			 */
+			snprintf(k->error, sizeof(k->error),
+				 "restore failed: %s (no bandwidth data: the kernel cannot go back "
+				 "to automatic weights; the weights were restored)",
+				 strerror(-ret));
+			pn_warn("knob %s: %s", k->key, k->error);
+			continue;
+		}
 		if (ret) {
 			snprintf(k->error, sizeof(k->error), "restore failed: %s", strerror(-ret));
 			pn_warn("knob %s: cannot restore \"%s\" to %s: %s", k->key, k->old, k->path,
