@@ -95,6 +95,13 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 		snprintf(path, sizeof(path), "%s[\"%.64s\"]", jpath, k->string);
 		if (pn_knob_path(k->string, p, sizeof(p), why, sizeof(why)))
 			return pn_cfg_perr(ps, path, "%s", why);
+		if (!pn_knob_allowed(k->string, p))
+			return pn_cfg_perr(ps, path,
+					   "%s (%s) is not on the knob allow-list (vm.*, "
+					   "kernel.numa_balancing*, thp.*, weighted_interleave.*, "
+					   "zswap.*, private_node.*, /sys/kernel/mm/{numa,hugepages,"
+					   "ksm}): a config runs as root; pass --allow-knob %s to set it",
+					   k->string, p, k->string);
 		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
 		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))
 			return pn_cfg_perr(ps, path,

@@ -100,6 +100,74 @@ bad:
 	return -EINVAL;
 }
 
+/* ---- the allow-list of config knobs ---- */
+
+/*
+ * What the workloads need, by file: sysctls under vm, NUMA balancing, the
+ * mm sysfs trees the code knows (THP and khugepaged, weighted interleave,
+ * NUMA demotion, hugepages, KSM), zswap's parameters and the series'
+ * private-node opt-ins.  Nothing here can make the kernel run a program
+ * (kernel.core_pattern, kernel.modprobe, fs.binfmt_misc do): those need
+ * --allow-knob.
+ */
+static bool allowed_path(const char *path)
+{
+	static const struct {
+		const char *dir;
+		int subdirs; /* directory levels allowed below dir */
+	} prefixes[] = {
+		{ "/proc/sys/vm/", 0 },
+		{ "/proc/sys/kernel/numa_balancing", 0 },
+		{ "/sys/kernel/mm/transparent_hugepage/", 0 },
+		{ "/sys/kernel/mm/transparent_hugepage/khugepaged/", 0 },
+		{ "/sys/kernel/mm/mempolicy/weighted_interleave/", 0 },
+		{ "/sys/kernel/mm/numa/", 0 },
+		{ "/sys/kernel/mm/hugepages/", 1 }, /* hugepages-<size>kB/<file> */
+		{ "/sys/kernel/mm/ksm/", 0 },
+		{ "/sys/module/zswap/parameters/", 0 },
+	};
+	const char *pn = "/sys/devices/system/node/node";
+
+	if (strstr(path, "/.."))
+		return false;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(prefixes); i++) {
+		const char *rest = path + strlen(prefixes[i].dir);
+		int slashes = 0;
+
+		if (!prefix(path, prefixes[i].dir) || (!*rest && rest[-1] == '/'))
+			continue;
+		for (; *rest; rest++)
+			slashes += *rest == '/';
+		if (slashes <= prefixes[i].subdirs)
+			return true;
+	}
+	if (prefix(path, pn)) { /* node<N>/private/<attr> */
+		const char *p = path + strlen(pn);
+		size_t digits = strspn(p, "0123456789");
+
+		return digits && prefix(p + digits, "/private/") &&
+		       !strchr(p + digits + strlen("/private/"), '/');
+	}
+	return false;
+}
+
+static char **allow_extra;
+static size_t nallow_extra;
+
+void pn_knob_allow(const char *name)
+{
+	allow_extra = pn_xrealloc(allow_extra, (nallow_extra + 1) * sizeof(*allow_extra));
+	allow_extra[nallow_extra++] = pn_strdup(name);
+}
+
+bool pn_knob_allowed(const char *key, const char *path)
+{
+	for (size_t i = 0; i < nallow_extra; i++)
+		if (!strcmp(allow_extra[i], key) || !strcmp(allow_extra[i], path))
+			return true;
+	return allowed_path(path);
+}
+
 /* The weighted interleave mode file, under either name (mpol.h). */
 static bool is_wil_auto(const char *path)
 {

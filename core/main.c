@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "collector.h"
+#include "knob.h"
 #include "params.h"
 #include "pn.h"
 #include "procfs.h"
@@ -53,6 +54,8 @@ static void run_usage(FILE *f)
 	      "      --exec           run the command after `--` in every phase\n"
 	      "      --explicit       with --exec: the command's own pages on private nodes are\n"
 	      "                       intended (it binds them itself) and do not count as leaks\n"
+	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
+	      "                       allow-list (configs/README.md); repeatable\n"
 	      "  -q, --quiet          no progress lines\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
@@ -80,6 +83,7 @@ static int cmd_run(int argc, char **argv)
 		{ "private", required_argument, NULL, 'P' },
 		{ "exec", no_argument, NULL, 'x' },
 		{ "explicit", no_argument, NULL, 'E' },
+		{ "allow-knob", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -114,6 +118,7 @@ static int cmd_run(int argc, char **argv)
 		case 'P': o.private_override = optarg; break;
 		case 'x': exec = true; break;
 		case 'E': o.exec_explicit = true; break;
+		case 'K': pn_knob_allow(optarg); break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return 0;

@@ -174,6 +174,33 @@ EOF
 	fi
 done
 
+# ---- the knob allow-list: a knob outside it needs --allow-knob ----
+msgmax=$(cat /proc/sys/kernel/msgmax)
+cat >"$T/knob.json" <<EOF
+{"name": "knob", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "p", "knobs": {"kernel.msgmax": "$msgmax"}, "workloads": []}]}
+EOF
+"$PN" run "$T/knob.json" -o "$T/knob-refused" >"$T/out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -qF '$.phases[0].knobs["kernel.msgmax"]: kernel.msgmax (/proc/sys/kernel/msgmax) is not on the knob allow-list' "$T/out" &&
+	grep -qF -- '--allow-knob kernel.msgmax' "$T/out" && [ ! -e "$T/knob-refused" ]; then
+	ok "a knob outside the allow-list: exit 2 naming its JSON path and --allow-knob"
+else
+	notok "a knob outside the allow-list: exit 2 naming its JSON path and --allow-knob" "rc=$rc" "$(tail -n 3 "$T/out")"
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	skip "--allow-knob lets the config set it" "needs root"
+else
+	# the same value written back: the host's msgmax never changes
+	"$PN" run "$T/knob.json" --allow-knob kernel.msgmax -o "$T/knob-ok" >"$T/out" 2>&1
+	rc=$?
+	rec=$(json "$T/knob-ok/run.json" '[(k["path"], k["changed"], k["restored"]) for k in d["points"][0]["iterations"][0]["phases"][0]["knobs"]]' 2>/dev/null)
+	if [ "$rec" = "[('/proc/sys/kernel/msgmax', True, True)]" ]; then
+		ok "--allow-knob kernel.msgmax lets the config set it (exit $rc, $rec)"
+	else
+		notok "--allow-knob kernel.msgmax lets the config set it" "rc=$rc rec=$rec" "$(tail -n 3 "$T/out")"
+	fi
+fi
+
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
 	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"
