@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "journal.h"
 #include "knob.h"
 #include "mpol.h"
 #include "pn.h"
@@ -261,10 +262,15 @@ int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 	if (ret < 0)
 		return pn_error(ret, "knob %s: cannot read %s: %s", key, k->path, strerror(-ret));
 	current_value(k->old);
+	ret = pn_journal_add("knob", k->path, k->old); /* on disk before the write */
+	if (ret)
+		return pn_error(ret, "knob %s: not set: the journal cannot record it", key);
 	ks->n++;
 	ret = pn_write_text(k->path, value);
 	if (ret) {
 		undo_failed_write(k, ret);
+		if (!k->changed || k->restored)
+			pn_journal_done("knob", k->path);
 		return pn_error(ret, "knob %s: cannot write \"%s\" to %s: %s", key, value, k->path,
 				k->error);
 	}
@@ -296,6 +302,7 @@ int pn_knobs_restore(struct pn_knobs *ks)
 				 "to automatic weights; the weights were restored)",
 				 strerror(-ret));
 			pn_warn("knob %s: %s", k->key, k->error);
+			pn_journal_done("knob", k->path);
 			continue;
 		}
 		if (ret) {
@@ -307,6 +314,7 @@ int pn_knobs_restore(struct pn_knobs *ks)
 			continue;
 		}
 		k->restored = true;
+		pn_journal_done("knob", k->path);
 	}
 	return first;
 }

@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "collector.h"
+#include "journal.h"
 #include "knob.h"
 #include "params.h"
 #include "pn.h"
@@ -479,6 +480,7 @@ static const struct cmd cmds[] = {
 	{ "demo", pn_cmd_demo, "the QEMU testbed: stock, isolate, private kernels, truth table" },
 	{ "vm", pn_cmd_vm, "run a program in a testbed guest and show where its pages went" },
 	{ "testbed", pn_cmd_testbed, "checked values of a testbed topology or kernel config" },
+	{ "recover", pn_cmd_recover, "undo what a killed run left changed (knobs, mounts, ...)" },
 	{ "report", cmd_report, "reports from results (report/pnreport.py: run, compare, ...)" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },

@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "atomicfile.h"
+#include "journal.h"
 #include "procfs.h"
 #include "runner.h"
 
@@ -347,9 +348,13 @@ static int load_config(struct run *r)
 static int prepare(struct run *r)
 {
 	char name[64];
+	int ret;
 
 	if (load_config(r))
 		return PN_EXIT_USAGE;
+	ret = pn_journal_begin(r->o->argc, r->o->argv);
+	if (ret)
+		return ret == -EBUSY ? PN_EXIT_USAGE : PN_EXIT_ERROR;
 	if (pn_topology_load(&r->topo))
 		return PN_EXIT_ERROR;
 	if (resolve_roles(r, r->c0) || check_node_params(r))
@@ -500,6 +505,7 @@ out_colls:
 	cJSON_Delete(r.root);
 out:
 	pn_cg_teardown(&r.cg);
+	pn_journal_end();
 	pn_topology_free(&r.topo);
 	pn_config_set_free(&r.cs);
 	return exit_code;

@@ -201,6 +201,25 @@ else
 	fi
 fi
 
+# ---- provenance: a sysctl another live run holds is not the machine's ----
+mkdir -p "$T/rd"
+si=$(cat /proc/sys/vm/stat_interval)
+# a journal of a live run (pid 1 never dies) that changed vm.stat_interval from 42
+printf '{"pid": 1, "sysroot": "", "command": "run", "entries": [{"kind": "knob", "path": "/proc/sys/vm/stat_interval", "old": "42"}]}' >"$T/rd/journal.1"
+cat >"$T/alt.json" <<'EOF'
+{"name": "alt", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "p", "workloads": []}]}
+EOF
+PNBENCH_RUNDIR=$T/rd "$PN" run -q "$T/alt.json" -o "$T/alt" >"$T/out" 2>&1
+rc=$?
+alt=$(json "$T/alt/run.json" 'd["kernel"].get("sysctls_altered")' 2>/dev/null)
+sc=$(json "$T/alt/run.json" 'd["kernel"]["sysctls"]["vm.stat_interval"]' 2>/dev/null)
+if [ "$alt" = "{'vm.stat_interval': {'machine_value': '42', 'by_pid': 1}}" ] && [ "$sc" = "$si" ] &&
+	$PY "$VALIDATE" "$T/alt" >/dev/null 2>&1; then
+	ok "a sysctl a live run changed is recorded as altered, with the machine's value (exit $rc)"
+else
+	notok "a sysctl a live run changed is recorded as altered" "rc=$rc alt=$alt sysctl=$sc" "$(tail -n 3 "$T/out")"
+fi
+
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
 	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"

@@ -11,6 +11,7 @@ PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
 PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-core2.XXXXXX)
+export PNBENCH_RUNDIR=$T/run # the runs' journals: the kill -9 below leaves one
 trap 'rm -rf "$T"' EXIT
 # The foreign process is built plain (not with the suite's sanitizers, whose
 # shadow memory would be part of its census).
@@ -171,6 +172,12 @@ $PY "$VALIDATE" "$T/ts" >"$T/ts.val" 2>&1
 vrc=$?
 expect "after kill -9 the time series are on disk ($rows vmstat rows), run.json valid and $st" \
 	"rows=$rows state=$st $(cat "$T/ts.val")" test "$rows" -gt 10 -a "$st" = incomplete -a $vrc -eq 0
+# the killed run's cgroup is in its journal: recover removes it, then runs start again
+"$PN" recover >"$T/rec.out" 2>&1
+rc=$?
+cg=$(sed -n 's/^  cgroup \(.*\): removed$/\1/p' "$T/rec.out" | grep -c "pnbench-$pid\$")
+expect "pnbench recover after kill -9: exit $rc, the run's cgroup removed ($cg), no journal left" \
+	"rc=$rc $(cat "$T/rec.out")" test $rc -eq 0 -a "$cg" = 1 -a ! -e "$PNBENCH_RUNDIR/journal.$pid"
 
 # ---- summaries: foreground workloads that ran, indexed among themselves ----
 cat >"$T/sum.json" <<'EOF'
