@@ -82,6 +82,19 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	return ret;
 }
 
+/* A knob value is one line of text: with a control character a second
+ * assignment could ride past the kernel's parser ("5\nkernel.x=1"). */
+static int check_knob_text(const struct parser *ps, const char *s, const char *path)
+{
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return pn_cfg_perr(ps, path,
+					   "the value has a control character (0x%02x at offset "
+					   "%zu): a knob value is one line of text",
+					   (unsigned)(unsigned char)*c, (size_t)(c - s));
+	return 0;
+}
+
 /* A phase's "knobs": {"kernel.numa_balancing": 1, "thp.enabled": "never"}. */
 static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpath)
 {
@@ -96,26 +109,20 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 		if (pn_knob_path(k->string, p, sizeof(p), why, sizeof(why)))
 			return pn_cfg_perr(ps, path, "%s", why);
 		if (!pn_knob_allowed(k->string, p))
-			return pn_cfg_perr(ps, path,
-					   "%s (%s) is not on the knob allow-list (vm.*, "
-					   "kernel.numa_balancing*, thp.*, weighted_interleave.*, "
-					   "zswap.*, private_node.*, /sys/kernel/mm/{numa,hugepages,"
-					   "ksm}): a config runs as root; pass --allow-knob %s to set it",
-					   k->string, p, k->string);
+			return pn_cfg_perr(
+				ps, path,
+				"%s (%s) is not on the knob allow-list (vm.*, "
+				"kernel.numa_balancing*, thp.*, weighted_interleave.*, "
+				"zswap.*, private_node.*, /sys/kernel/mm/{numa,hugepages,"
+				"ksm}): a config runs as root; pass --allow-knob %s to set it",
+				k->string, p, k->string);
 		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
 		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))
 			return pn_cfg_perr(ps, path,
 					   "must be a string, an integer or a bool, not %s",
 					   pn_json_type_name(k));
-		if (cJSON_IsString(k))
-			for (const char *c = k->valuestring; *c; c++)
-				if ((unsigned char)*c < 0x20 || *c == 0x7f)
-					return pn_cfg_perr(ps, path,
-							   "the value has a control character "
-							   "(0x%02x at offset %zu): a knob value is "
-							   "one line of text",
-							   (unsigned)(unsigned char)*c,
-							   (size_t)(c - k->valuestring));
+		if (cJSON_IsString(k) && (ret = check_knob_text(ps, k->valuestring, path)))
+			return ret;
 		for (const cJSON *j = v->child; j != k; j = j->next)
 			if (!strcmp(j->string, k->string))
 				return pn_cfg_perr(ps, path, "set twice");

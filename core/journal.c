@@ -49,7 +49,7 @@ static int journal_pid(const char *name)
 	char *end;
 	long v;
 
-	if (strncmp(name, "journal.", strlen("journal.")) || !*p || *p == '0')
+	if (strncmp(name, "journal.", strlen("journal.")) != 0 || !*p || *p == '0')
 		return 0;
 	v = strtol(p, &end, 10);
 	return *end || v <= 0 || v > INT_MAX ? 0 : (int)v;
@@ -233,8 +233,8 @@ void pn_journal_end(void)
 		return;
 	n = cJSON_GetArraySize(cJSON_GetObjectItem(J.root, "entries"));
 	if (n)
-		pn_warn("%d change(s) could not be undone; %s keeps them for `pnbench recover`",
-			n, J.path);
+		pn_warn("%d change(s) could not be undone; %s keeps them for `pnbench recover`", n,
+			J.path);
 	else if (unlink(J.path))
 		pn_warn("%s: %s", J.path, strerror(errno));
 	cJSON_Delete(J.root);
@@ -260,8 +260,7 @@ static int find_altered(void *arg, const char *path, int pid)
 	j = jload(path);
 	if (!j)
 		return 0;
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(j, "entries"))
-	{
+	cJSON_ArrayForEach (e, cJSON_GetObjectItem(j, "entries")) {
 		const char *old = cJSON_GetStringValue(cJSON_GetObjectItem(e, "old"));
 
 		if (entry_is(e, "knob", a->rel) && old) {
@@ -324,7 +323,7 @@ static int undo_loop(const char *dev, const char *image, char *msg, size_t len)
 	memset(&info, 0, sizeof(info));
 	if (ioctl(fd, LOOP_GET_STATUS64, &info)) {
 		ret = errno == ENXIO ? 0 : -errno; /* ENXIO: not bound */
-	} else if (strncmp((const char *)info.lo_file_name, image, LO_NAME_SIZE - 1)) {
+	} else if (strncmp((const char *)info.lo_file_name, image, LO_NAME_SIZE - 1) != 0) {
 		snprintf(msg, len, "loop %s now serves %.64s: left alone", dev,
 			 (const char *)info.lo_file_name);
 	} else if (ioctl(fd, LOOP_CLR_FD, 0) && errno != ENXIO) {
@@ -350,8 +349,10 @@ static int undo_knob(const char *path, const char *old, char *msg, size_t len)
 
 	if (ret == -ENODEV && !strcmp(old, "true") && !pn_wil_auto_path(rel, sizeof(rel)) &&
 	    !strcmp(rel, path)) {
-		snprintf(msg, len, "knob %s: the kernel cannot go back to automatic weights "
-			 "(no bandwidth data); the weights were restored", path);
+		snprintf(msg, len,
+			 "knob %s: the kernel cannot go back to automatic weights "
+			 "(no bandwidth data); the weights were restored",
+			 path);
 		return 0;
 	}
 	return ret;
@@ -419,7 +420,7 @@ static int recover_one(void *arg, const char *path, int pid)
 	cmd = cJSON_GetStringValue(cJSON_GetObjectItem(j, "command"));
 	printf("%s: run %d (%s), %d change(s)\n", path, pid, cmd ? cmd : "?",
 	       cJSON_GetArraySize(es));
-	cJSON_ArrayForEach(e, es) /* first what still runs in its cgroups */
+	cJSON_ArrayForEach (e, es) /* first what still runs in its cgroups */
 	{
 		const char *p = cJSON_GetStringValue(cJSON_GetObjectItem(e, "path"));
 
