@@ -15,11 +15,14 @@
  * expansion into points in config_matrix.c; the parser state in config_int.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -448,14 +451,26 @@ int pn_config_load(const char *path, struct pn_config_set *out)
 {
 	char *buf = NULL;
 	size_t len = 0;
+	struct stat st;
 	FILE *f;
-	int ret;
+	int ret, fd;
 
 	out->n = 0;
 	out->points = NULL;
-	f = fopen(path, "re");
+	/* O_NONBLOCK: a FIFO named as the config must not block the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		return pn_error(ret, "cannot open config %s: %s", path, strerror(-ret));
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pn_error(-EINVAL, "config %s is not a regular file", path);
+	}
+	f = fdopen(fd, "r");
 	if (!f) {
 		ret = -errno;
+		close(fd);
 		return pn_error(ret, "cannot open config %s: %s", path, strerror(-ret));
 	}
 	buf = pn_xmalloc(PN_CONFIG_MAX_BYTES + 1);

@@ -16,6 +16,7 @@
 
 #include "bench.h"
 #include "collector.h"
+#include "config.h"
 #include "journal.h"
 #include "knob.h"
 #include "params.h"
@@ -108,11 +109,15 @@ static int cmd_run(int argc, char **argv)
 		case 'F': o.force = true; break;
 		case 'n': {
 			char *end;
-			long v = strtol(optarg, &end, 10);
+			long v;
 
-			if (*end || v < 1 || v > 100000)
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			/* the same range as a config's "iterations" */
+			if (errno || end == optarg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
 				return pn_error(PN_EXIT_USAGE,
-						"--iterations: \"%s\" is not a count >= 1", optarg);
+						"--iterations: \"%.80s\" is not a count in [1, %d]",
+						optarg, PN_CONFIG_MAX_ITERATIONS);
 			o.iterations_override = (int)v;
 			break;
 		}
@@ -164,6 +169,28 @@ static void print_opts(const struct pn_opt *opts)
 		}
 		printf("\n");
 	}
+}
+
+/* The "ok" lines above mean little if the nodes' counters cannot be read:
+ * then exit 3 with the file named (as collect does).  Frees topo. */
+static int list_counters_readable(struct pn_topology *topo)
+{
+	struct pn_nodeset all;
+	struct pn_nodemem m;
+	int n, ret = 0;
+
+	if (!topo)
+		return pn_error(PN_EXIT_ERROR, "list: this machine's topology cannot be read: %s",
+				pn_last_error());
+	pn_nodeset_or(&all, &topo->with_memory, &topo->with_private_memory);
+	pn_topology_free(topo);
+	pn_nodeset_for_each (n, &all) {
+		ret = pn_nodemem_read(n, &m);
+		if (ret)
+			return pn_error(PN_EXIT_ERROR, "list: node %d: cannot read its counters: %s",
+					n, strerror(-ret));
+	}
+	return 0;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -241,9 +268,8 @@ static int cmd_list(int argc, char **argv)
 					       : "none: this kernel has no private nodes; "
 						 "name them with --private or nodes.private",
 		       buf[0] ? buf : "none");
-		pn_topology_free(&topo);
 	}
-	return 0;
+	return list_counters_readable(have_topo ? &topo : NULL);
 }
 
 /* -------------------------------------------------------------- topology */
@@ -331,10 +357,12 @@ static int cmd_collect(int argc, char **argv)
 		case 'c': {
 			char *end;
 
+			errno = 0;
 			count = strtol(optarg, &end, 10);
-			if (*end || count < 1)
+			if (errno || end == optarg || *end || count < 1)
 				return pn_error(PN_EXIT_USAGE,
-						"--count: \"%s\" is not a count >= 1", optarg);
+						"--count: \"%.80s\" is not a count in [1, %ld]", optarg,
+						LONG_MAX);
 			break;
 		}
 		case 'N': nodestr = optarg; break;
@@ -379,7 +407,7 @@ static int cmd_collect(int argc, char **argv)
 			if (ret) {
 				free(prev);
 				free(cur);
-				return pn_error(PN_EXIT_USAGE,
+				return pn_error(PN_EXIT_ERROR,
 						"node %d: cannot read its counters: %s", n,
 						strerror(-ret));
 			}
@@ -504,7 +532,9 @@ int main(int argc, char **argv)
 {
 	int i = 1;
 
-	if (i + 1 < argc && !strcmp(argv[i], "--sysroot")) {
+	if (i < argc && !strcmp(argv[i], "--sysroot")) {
+		if (i + 1 >= argc || !argv[i + 1][0])
+			return pn_error(PN_EXIT_USAGE, "--sysroot needs a directory");
 		pn_sysroot_set(argv[i + 1]);
 		i += 2;
 	}

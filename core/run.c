@@ -444,9 +444,18 @@ static int finish(struct run *r, int stopped)
 	}
 	v = pn_results_judge(r);
 	if (r->ran_workloads == 0 && !r->o->exec_argv) {
-		pn_results_status(r, r->failed_workloads ? "failed" : "complete",
-				  "no workload ran (see each workload's reason)");
-		return r->failed_workloads ? PN_EXIT_ERROR : PN_EXIT_SKIP;
+		char why[sizeof(r->last_why) + 96];
+
+		if (!r->failed_workloads) {
+			pn_results_status(r, "complete",
+					  "no workload ran (see each workload's reason)");
+			return PN_EXIT_SKIP;
+		}
+		/* they ran (or tried) and ended otherwise: say how, not "none ran" */
+		snprintf(why, sizeof(why), "no workload ended as expected: %d failed (last: %s)",
+			 r->failed_workloads, r->last_why);
+		pn_results_status(r, "failed", why);
+		return PN_EXIT_ERROR;
 	}
 	if (r->failed_workloads || r->exec_failed) {
 		pn_results_status(r, "failed",

@@ -68,11 +68,28 @@ int pn_run_quiet(char *const argv[])
 
 /* ------------------------------------------------------ scratch filesystem */
 
+/* mke2fs from the system's own directories, never from $PATH: the runner
+ * is root and a PATH entry could be anyone's. */
+static const char *mke2fs_path(void)
+{
+	static const char *const cands[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs",
+					     "/usr/bin/mke2fs", "/bin/mke2fs" };
+
+	for (size_t i = 0; i < PN_ARRAY_SIZE(cands); i++)
+		if (!access(cands[i], X_OK))
+			return cands[i];
+	return NULL;
+}
+
 static int mkfs(const char *target, const char *fstype)
 {
-	char *ext2[] = { "mke2fs", "-q", "-F", (char *)target, NULL };
-	char *other[] = { "mke2fs", "-q", "-F", "-t", (char *)fstype, (char *)target, NULL };
+	const char *bin = mke2fs_path();
+	char *ext2[] = { (char *)bin, "-q", "-F", (char *)target, NULL };
+	char *other[] = { (char *)bin, "-q", "-F", "-t", (char *)fstype, (char *)target, NULL };
 
+	if (!bin)
+		return pn_error(-ENOENT, "mke2fs not found in /usr/sbin, /sbin, /usr/bin or /bin "
+					 "(install e2fsprogs)");
 	/* busybox's mke2fs (the guests) knows no -t; ext2 needs none */
 	return pn_run_quiet(strcmp(fstype, "ext2") ? other : ext2);
 }

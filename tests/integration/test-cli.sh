@@ -251,6 +251,31 @@ else
 	notok "a FIFO fed by yes as proc/vmstat is refused" "rc=$rc rss=$rss kB" "$(grep -E 'error|vmstat' "$T/out" | head -n 3)"
 fi
 
+# ---- command-line limits and odd inputs: a clear message and the right exit ----
+exit_and_says() { # DESC WANT_RC TEXT CMD...: exit WANT_RC and TEXT on stderr, within 10 s
+	local d=$1 want=$2 text=$3 rc
+	shift 3
+	timeout 10 "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	if [ $rc -eq "$want" ] && grep -qF -- "$text" "$T/err"; then ok "$d"; else notok "$d" "rc=$rc" "$(head -c 400 "$T/err")"; fi
+}
+exit_and_says "run -n 1001 is refused like a config's iterations (exit 2)" 2 \
+	'--iterations: "1001" is not a count in [1, 1000]' "$PN" run configs/explicit-private.json -n 1001
+exit_and_says "collect -c of a count beyond long is refused, not saturated (exit 2)" 2 \
+	'--count: "99999999999999999999" is not a count' "$PN" collect -c 99999999999999999999
+exit_and_says "--sysroot without a value says it needs a directory (exit 2)" 2 \
+	'--sysroot needs a directory' "$PN" --sysroot
+mkfifo "$T/fifo.json"
+exit_and_says "a FIFO as CONFIG is refused at once, not read forever (exit 2)" 2 \
+	"config $T/fifo.json is not a regular file" "$PN" run "$T/fifo.json" -o "$T/fifo-out"
+fx=$T/nometer
+cp -r tests/fixtures/qemu-hmat-4node "$fx"
+rm "$fx/sys/devices/system/node/node0/meminfo"
+exit_and_says "list on a machine whose node counters cannot be read: exit 3 naming the file" 3 \
+	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" list
+exit_and_says "collect on the same machine: exit 3 (not 2) naming the file" 3 \
+	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
 	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"

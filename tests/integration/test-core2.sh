@@ -82,6 +82,7 @@ EOF
 if [ $root -eq 0 ] || [ -z "$cgv" ] || [ "$cgv" = None ]; then
 	skip "a workload killed by memory.max is reported with its cause" "no memory cgroup here: $cgwhy"
 	skip "an expected OOM kill passes" "no memory cgroup here: $cgwhy"
+	skip "a run whose only workload was OOM-killed says so" "no memory cgroup here: $cgwhy"
 else
 	"$PN" run "$T/oom.json" -o "$T/oom" >/dev/null 2>&1
 	rc=$?
@@ -96,6 +97,14 @@ else
 	rc=$?
 	expect "an expected OOM kill (\"expect\": \"oom_kill\") passes its outcome check: exit 0" \
 		"rc=$rc" test $rc -eq 0
+	# a run whose only workload was OOM-killed says so, not "no workload ran"
+	printf '%s\n' '{"name": "oomonly", "nodes": {"dram": "auto"}, "phases": [{"name": "bounded", "workloads": [' \
+		' {"workload": "explicit", "params": {"size": "64M", "chunk": "1M", "nodes": "dram"}, "cgroup": {"memory.max": "16M"}}]}]}' >"$T/oom3.json"
+	"$PN" run "$T/oom3.json" -o "$T/oom3" >/dev/null 2>&1
+	rc=$?
+	why=$(json "$T/oom3/run.json" 'd["status"]["reason"]')
+	expect "a run whose only workload was OOM-killed: exit $rc, status reason: $why" "rc=$rc why=$why" \
+		sh -c "[ $rc -eq 3 ] && echo \"\$1\" | grep -q '^no workload ended as expected: 1 failed (last: oom_kill'" _ "$why"
 fi
 
 # ---- the suite budget holds for the phase's workloads together ----

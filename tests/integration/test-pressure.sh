@@ -162,4 +162,16 @@ expect "a second recover has nothing to do: exit 0" "rc=$rc $(cat "$T/rec2.out")
 rc=$?
 expect "then the next run starts (exit $rc: its own setup failure, not the journal)" "rc=$rc" \
 	test $rc -eq 3 -a -s "$T/k3/run.json"
+# mke2fs is taken from the system's sbin/bin directories, never from $PATH
+# (the runner is root): a mke2fs first in PATH is not run.
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\ntouch %s/fake-mke2fs-ran\nexit 1\n' "$T" >"$T/fakebin/mke2fs"
+chmod +x "$T/fakebin/mke2fs"
+printf '%s\n' '{"name": "pathmkfs", "nodes": {"private": "", "dram": "auto"},' \
+	' "phases": [{"name": "p", "workloads": [{"workload": "pressure", "params":' \
+	'  {"kinds": "pagecache", "pagecache_share": 0.001, "image_dir": "'"$T"'/img", "duration": "500ms"}}]}]}' >"$T/path.json"
+PATH="$T/fakebin:$PATH" "$PN" run -q -o "$T/path" "$T/path.json" >/dev/null 2>"$T/path.err"
+rc=$?
+expect "a mke2fs first in PATH is not run (exit $rc)" "rc=$rc $(tail -n 3 "$T/path.err")" \
+	test $rc -eq 0 -a ! -e "$T/fake-mke2fs-ran"
 echo "1..$n"
