@@ -187,8 +187,9 @@ static int list_counters_readable(struct pn_topology *topo)
 	pn_nodeset_for_each (n, &all) {
 		ret = pn_nodemem_read(n, &m);
 		if (ret)
-			return pn_error(PN_EXIT_ERROR, "list: node %d: cannot read its counters: %s",
-					n, strerror(-ret));
+			return pn_error(PN_EXIT_ERROR,
+					"list: node %d: cannot read its counters: %s", n,
+					strerror(-ret));
 	}
 	return 0;
 }
@@ -361,8 +362,8 @@ static int cmd_collect(int argc, char **argv)
 			count = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || count < 1)
 				return pn_error(PN_EXIT_USAGE,
-						"--count: \"%.80s\" is not a count in [1, %ld]", optarg,
-						LONG_MAX);
+						"--count: \"%.80s\" is not a count in [1, %ld]",
+						optarg, LONG_MAX);
 			break;
 		}
 		case 'N': nodestr = optarg; break;

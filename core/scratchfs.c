@@ -72,8 +72,8 @@ int pn_run_quiet(char *const argv[])
  * is root and a PATH entry could be anyone's. */
 static const char *mke2fs_path(void)
 {
-	static const char *const cands[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs",
-					     "/usr/bin/mke2fs", "/bin/mke2fs" };
+	static const char *const cands[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs", "/usr/bin/mke2fs",
+					     "/bin/mke2fs" };
 
 	for (size_t i = 0; i < PN_ARRAY_SIZE(cands); i++)
 		if (!access(cands[i], X_OK))
