@@ -89,7 +89,7 @@ int pn_cfg_check_keys(const struct parser *ps, const cJSON *obj, const char *jpa
 		for (const cJSON *jt = obj->child; jt != it; jt = jt->next)
 			if (!strcmp(jt->string, it->string))
 				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", ps->file,
-						jpath, it->string);
+						jpath, pn_cfg_clean(it->string, k, sizeof(k)));
 	}
 	return 0;
 }
@@ -397,6 +397,54 @@ static int json_error(const char *file, const char *buf, size_t len, const char 
 					   : "at the end of the line");
 }
 
+/*
+ * cJSON decodes "\u0000" into a C string that ends there: the rest of the
+ * value would silently vanish.  Rewrite each such escape (same length) to
+ * "\uffff", a noncharacter no config has, which pn_json_check_utf8() then
+ * refuses with the value's JSON path.
+ */
+static void mark_nul_escapes(char *t, size_t len)
+{
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!in_str) {
+			in_str = t[i] == '"';
+			continue;
+		}
+		if (t[i] == '"') {
+			in_str = false;
+		} else if (t[i] == '\\' && i + 1 < len) {
+			if (t[i + 1] == 'u' && i + 5 < len && !strncmp(t + i + 2, "0000", 4))
+				memcpy(t + i + 2, "ffff", 4);
+			i++; /* the escaped character */
+		}
+	}
+}
+
+/* How deep arrays and objects nest before `end` (outside strings). */
+static int nesting_at(const char *t, const char *end)
+{
+	bool in_str = false;
+	int depth = 0, max = 0;
+
+	for (const char *p = t; p < end && *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_str = false;
+		} else if (*p == '"') {
+			in_str = true;
+		} else if (*p == '[' || *p == '{') {
+			max = ++depth > max ? depth : max;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
+	}
+	return max;
+}
+
 static void parser_free(struct parser *ps)
 {
 	for (size_t i = 0; i < ps->nphases; i++)
@@ -428,7 +476,14 @@ int pn_config_parse(const char *buf, size_t len, const char *name, struct pn_con
 	text = pn_xmalloc(len + 1);
 	memcpy(text, buf, len);
 	text[len] = '\0';
+	mark_nul_escapes(text, len);
 	ps.root = cJSON_ParseWithOpts(text, &end, 1);
+	if (!ps.root && end && nesting_at(text, end + 1) > CJSON_NESTING_LIMIT) {
+		ret = pn_error(-EINVAL, "%s: arrays and objects nested deeper than %d levels", ps.file,
+			       CJSON_NESTING_LIMIT);
+		free(text);
+		return ret;
+	}
 	if (!ps.root) {
 		ret = json_error(ps.file, text, len, end);
 		free(text);

@@ -38,6 +38,19 @@ static int get_size(const struct parser *ps, const cJSON *v, const char *jpath, 
 					     : pn_json_type_name(v));
 }
 
+/* A cgroup limit: 0 means "no limit" inside the runner, so a config's 0
+ * (which the kernel would take as "nothing at all") is refused. */
+static int get_limit(const struct parser *ps, const cJSON *v, const char *jpath, uint64_t *out)
+{
+	int ret = get_size(ps, v, jpath, out);
+
+	if (!ret && *out == 0)
+		return pn_cfg_perr(ps, jpath,
+				   "0 is not a limit: give a size > 0, or leave the key out for "
+				   "no limit");
+	return ret;
+}
+
 /* "expect", "timeout" and "cgroup" of a workload entry. */
 static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 {
@@ -72,11 +85,11 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 			ret = pn_cfg_check_keys(ps, x, path, cg_keys);
 		if (!ret && pn_cfg_field(x, "memory.max")) {
 			snprintf(path, sizeof(path), "%s.cgroup[\"memory.max\"]", e->jpath);
-			ret = get_size(ps, pn_cfg_field(x, "memory.max"), path, &e->memory_max);
+			ret = get_limit(ps, pn_cfg_field(x, "memory.max"), path, &e->memory_max);
 		}
 		if (!ret && pn_cfg_field(x, "memory.high")) {
 			snprintf(path, sizeof(path), "%s.cgroup[\"memory.high\"]", e->jpath);
-			ret = get_size(ps, pn_cfg_field(x, "memory.high"), path, &e->memory_high);
+			ret = get_limit(ps, pn_cfg_field(x, "memory.high"), path, &e->memory_high);
 		}
 	}
 	return ret;
