@@ -416,7 +416,7 @@ static void mark_nul_escapes(char *t, size_t len)
 			in_str = false;
 		} else if (t[i] == '\\' && i + 1 < len) {
 			if (t[i + 1] == 'u' && i + 5 < len && !strncmp(t + i + 2, "0000", 4))
-				memcpy(t + i + 2, "ffff", 4);
+				memset(t + i + 2, 'f', 4);
 			i++; /* the escaped character */
 		}
 	}
@@ -479,8 +479,8 @@ int pn_config_parse(const char *buf, size_t len, const char *name, struct pn_con
 	mark_nul_escapes(text, len);
 	ps.root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!ps.root && end && nesting_at(text, end + 1) > CJSON_NESTING_LIMIT) {
-		ret = pn_error(-EINVAL, "%s: arrays and objects nested deeper than %d levels", ps.file,
-			       CJSON_NESTING_LIMIT);
+		ret = pn_error(-EINVAL, "%s: arrays and objects nested deeper than %d levels",
+			       ps.file, CJSON_NESTING_LIMIT);
 		free(text);
 		return ret;
 	}

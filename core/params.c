@@ -355,6 +355,15 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 				       pn_json_type_name(v));
 			break;
 		}
+		if (o->check) {
+			char why[256] = "";
+
+			ret = o->check(v->valuestring, why, sizeof(why));
+			if (ret) {
+				ret = pn_error(-EINVAL, "%s: %s: %s", file, vpath, why);
+				break;
+			}
+		}
 		*out = cJSON_CreateString(v->valuestring);
 		break;
 	case PN_OPT_ENUM:
@@ -457,8 +466,7 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const c
 			return unknown_option(opts, it->string, file, jpath);
 		/* cJSON keeps duplicate keys; only the first would count. */
 		for (const cJSON *jt = in->child; jt != it; jt = jt->next)
-			if (!strcmp(jt->string, it->string))
-			{
+			if (!strcmp(jt->string, it->string)) {
 				char q[96];
 
 				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", file, jpath,
