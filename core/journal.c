@@ -55,10 +55,39 @@ static int journal_pid(const char *name)
 	return *end || v <= 0 || v > INT_MAX ? 0 : (int)v;
 }
 
-/* Its process is gone (or it is this one's pid, reused). */
-static bool pid_dead(int pid)
+/* Field 22 of /proc/<pid>/stat, its start in clock ticks after boot: with
+ * the pid it names one process (a pid alone may since have been reused).
+ * 0 when it cannot be read (e.g. under a sysroot). */
+static unsigned long long start_time(int pid)
 {
-	return pid == (int)getpid() || (kill(pid, 0) && errno == ESRCH);
+	char rel[64], buf[1024], *p;
+	unsigned long long v = 0;
+
+	snprintf(rel, sizeof(rel), "/proc/%d/stat", pid);
+	if (pn_read_text(rel, buf, sizeof(buf)) <= 0 || !(p = strrchr(buf, ')')))
+		return 0;
+	/* after "(comm)": state is field 3, starttime field 22 */
+	if (sscanf(p + 1,
+		   " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d "
+		   "%llu",
+		   &v) != 1)
+		return 0;
+	return v;
+}
+
+/* The run of journal j (pid) is gone: no such process, this process's own
+ * pid, or a process that started at another time than the journal says. */
+static bool run_gone(int pid, const cJSON *j)
+{
+	double st = j ? cJSON_GetNumberValue(cJSON_GetObjectItem(j, "starttime")) : 0;
+	unsigned long long now;
+
+	if (pid == (int)getpid() || (kill(pid, 0) && errno == ESRCH))
+		return true;
+	if (!(st > 0))
+		return false;
+	now = start_time(pid);
+	return now && (double)now != st;
 }
 
 static int jwrite(void)
@@ -133,13 +162,14 @@ static int each_journal(int (*fn)(void *arg, const char *path, int pid), void *a
 
 static int refuse_stale(void *arg, const char *path, int pid)
 {
-	cJSON *j;
+	cJSON *j = jload(path);
 	int n = -1;
 
 	(void)arg;
-	if (!pid_dead(pid))
+	if (!run_gone(pid, j)) {
+		cJSON_Delete(j);
 		return 0;
-	j = jload(path);
+	}
 	if (j)
 		n = cJSON_GetArraySize(cJSON_GetObjectItem(j, "entries"));
 	cJSON_Delete(j);
@@ -161,6 +191,8 @@ int pn_journal_begin(int argc, char **argv)
 	J.root = cJSON_CreateObject();
 	pn_utc_iso8601(now, sizeof(now));
 	cJSON_AddNumberToObject(J.root, "pid", (double)getpid());
+	if (start_time((int)getpid()))
+		cJSON_AddNumberToObject(J.root, "starttime", (double)start_time((int)getpid()));
 	cJSON_AddStringToObject(J.root, "started_at", now);
 	cJSON_AddStringToObject(J.root, "sysroot", pn_sysroot());
 	for (int i = 0; i < argc && off < sizeof(cmd); i++)
@@ -401,15 +433,15 @@ static int recover_one(void *arg, const char *path, int pid)
 {
 	struct recover_ctx *rc = arg;
 	char *saved = pn_strdup(pn_sysroot()), msg[PATH_MAX + 128], *s;
-	cJSON *j, *es, *e;
+	cJSON *j = jload(path), *es, *e;
 	const char *root, *cmd;
 
-	if (!pid_dead(pid)) {
+	if (!run_gone(pid, j)) {
 		printf("%s: run %d is still running: left alone\n", path, pid);
+		cJSON_Delete(j);
 		goto out;
 	}
 	rc->journals++;
-	j = jload(path);
 	if (!j) {
 		rc->failed++;
 		goto out;

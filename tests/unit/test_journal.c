@@ -159,6 +159,38 @@ static void test_failed_restore_kept(void **state)
 	assert_int_equal(count_journals(), 0);
 }
 
+/* A live pid is not enough: a journal whose process started at another time
+ * is of a run long gone (its pid reused).  pid 1 is always alive. */
+static void test_reused_pid(void **state)
+{
+	char p[PATH_MAX + 32], *argv[] = { "recover", NULL };
+	FILE *f;
+
+	(void)state;
+	pn_sysroot_set(""); /* the real /proc/1/stat */
+	snprintf(p, sizeof(p), "%s/journal.1", rundir);
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("{\"pid\": 1, \"sysroot\": \"\", \"entries\": []}", f);
+	fclose(f);
+	assert_int_equal(pn_journal_begin(0, NULL), 0); /* pid 1 runs: not stale */
+	pn_journal_end();
+	f = fopen(p, "w");
+	assert_non_null(f);
+	fputs("{\"pid\": 1, \"starttime\": 1e15, \"sysroot\": \"\", \"entries\": []}", f);
+	fclose(f);
+	if (access("/proc/1/stat", R_OK)) {
+		unlink(p);
+		skip();
+		return;
+	}
+	assert_int_equal(pn_journal_begin(0, NULL), -EBUSY); /* another process: stale */
+	assert_int_equal(pn_cmd_recover(1, argv), 0);
+	assert_int_equal(count_journals(), 0);
+	assert_int_equal(pn_journal_begin(0, NULL), 0);
+	pn_journal_end();
+}
+
 static int cleanup(void **state)
 {
 	char cmd[PATH_MAX + 32];
@@ -174,6 +206,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_killed_run_recovered),
 		cmocka_unit_test(test_failed_restore_kept),
+		cmocka_unit_test(test_reused_pid),
 	};
 
 	pn_log_level = PN_LOG_QUIET;
