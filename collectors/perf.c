@@ -62,7 +62,7 @@ static const char *const filter_choices[] = { "auto", "none", NULL };
 static const struct pn_opt perf_opts[] = {
 	{ "nodes", PN_OPT_NODES, "private", "nodes whose pages are classified and tracked" },
 	{ "ring_pages", PN_OPT_INT, "2048", "ring buffer data pages per CPU (power of two)", NULL,
-	  8, 65536, true },
+	  8, 65536, .pow2 = true },
 	{ "wakeup", PN_OPT_SIZE, "512K", "wake the reader when a ring holds this much", NULL, 0,
 	  0 },
 	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0, 1000 },

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "journal.h"
 #include "pn.h"
 #include "procfs.h"
 
@@ -118,6 +119,7 @@ static int join3(char *dst, size_t len, const char *a, const char *b, const char
 	return 0;
 }
 
+/* mkdir, journaled first (journal.h); an existing directory is not ours. */
 static int mkdir_rel(const char *rel)
 {
 	char p[PATH_MAX];
@@ -125,9 +127,14 @@ static int mkdir_rel(const char *rel)
 
 	if (ret)
 		return ret;
-	if (mkdir(p, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
+	ret = pn_journal_add("cgroup", rel, NULL);
+	if (ret)
+		return ret;
+	if (mkdir(p, 0755)) {
+		ret = errno == EEXIST ? 0 : -errno;
+		pn_journal_done("cgroup", rel);
+	}
+	return ret;
 }
 
 static int setup_v2(struct pn_cgroup_root *cr, const char *name)
@@ -291,8 +298,10 @@ int pn_cg_remove(const char *path)
 	for (int i = 0; i < 200; i++) {
 		struct timespec ts = { 0, 10000000L };
 
-		if (!rmdir(p) || errno == ENOENT)
+		if (!rmdir(p) || errno == ENOENT) {
+			pn_journal_done("cgroup", path);
 			return 0;
+		}
 		if (errno != EBUSY)
 			return -errno;
 		nanosleep(&ts, NULL);

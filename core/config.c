@@ -15,11 +15,14 @@
  * expansion into points in config_matrix.c; the parser state in config_int.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -86,7 +89,7 @@ int pn_cfg_check_keys(const struct parser *ps, const cJSON *obj, const char *jpa
 		for (const cJSON *jt = obj->child; jt != it; jt = jt->next)
 			if (!strcmp(jt->string, it->string))
 				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", ps->file,
-						jpath, it->string);
+						jpath, pn_cfg_clean(it->string, k, sizeof(k)));
 	}
 	return 0;
 }
@@ -436,6 +439,54 @@ static int json_error(const char *file, const char *buf, size_t len, const char 
 					   : "at the end of the line");
 }
 
+/*
+ * cJSON decodes "\u0000" into a C string that ends there: the rest of the
+ * value would silently vanish.  Rewrite each such escape (same length) to
+ * "\uffff", a noncharacter no config has, which pn_json_check_utf8() then
+ * refuses with the value's JSON path.
+ */
+static void mark_nul_escapes(char *t, size_t len)
+{
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		if (!in_str) {
+			in_str = t[i] == '"';
+			continue;
+		}
+		if (t[i] == '"') {
+			in_str = false;
+		} else if (t[i] == '\\' && i + 1 < len) {
+			if (t[i + 1] == 'u' && i + 5 < len && !strncmp(t + i + 2, "0000", 4))
+				memset(t + i + 2, 'f', 4);
+			i++; /* the escaped character */
+		}
+	}
+}
+
+/* How deep arrays and objects nest before `end` (outside strings). */
+static int nesting_at(const char *t, const char *end)
+{
+	bool in_str = false;
+	int depth = 0, max = 0;
+
+	for (const char *p = t; p < end && *p; p++) {
+		if (in_str) {
+			if (*p == '\\' && p[1])
+				p++;
+			else if (*p == '"')
+				in_str = false;
+		} else if (*p == '"') {
+			in_str = true;
+		} else if (*p == '[' || *p == '{') {
+			max = ++depth > max ? depth : max;
+		} else if (*p == ']' || *p == '}') {
+			depth--;
+		}
+	}
+	return max;
+}
+
 static void parser_free(struct parser *ps)
 {
 	for (size_t i = 0; i < ps->nphases; i++)
@@ -467,7 +518,14 @@ int pn_config_parse(const char *buf, size_t len, const char *name, struct pn_con
 	text = pn_xmalloc(len + 1);
 	memcpy(text, buf, len);
 	text[len] = '\0';
+	mark_nul_escapes(text, len);
 	ps.root = cJSON_ParseWithOpts(text, &end, 1);
+	if (!ps.root && end && nesting_at(text, end + 1) > CJSON_NESTING_LIMIT) {
+		ret = pn_error(-EINVAL, "%s: arrays and objects nested deeper than %d levels",
+			       ps.file, CJSON_NESTING_LIMIT);
+		free(text);
+		return ret;
+	}
 	if (!ps.root) {
 		ret = json_error(ps.file, text, len, end);
 		free(text);
@@ -490,14 +548,26 @@ int pn_config_load(const char *path, struct pn_config_set *out)
 {
 	char *buf = NULL;
 	size_t len = 0;
+	struct stat st;
 	FILE *f;
-	int ret;
+	int ret, fd;
 
 	out->n = 0;
 	out->points = NULL;
-	f = fopen(path, "re");
+	/* O_NONBLOCK: a FIFO named as the config must not block the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		ret = -errno;
+		return pn_error(ret, "cannot open config %s: %s", path, strerror(-ret));
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return pn_error(-EINVAL, "config %s is not a regular file", path);
+	}
+	f = fdopen(fd, "r");
 	if (!f) {
 		ret = -errno;
+		close(fd);
 		return pn_error(ret, "cannot open config %s: %s", path, strerror(-ret));
 	}
 	buf = pn_xmalloc(PN_CONFIG_MAX_BYTES + 1);

@@ -98,5 +98,7 @@ void pn_config_set_free(struct pn_config_set *s);
 
 /* Upper bound on matrix points, to refuse configs that explode. */
 #define PN_CONFIG_MAX_POINTS 1024
+/* "iterations" of a config and `pnbench run --iterations`: 1 to this. */
+#define PN_CONFIG_MAX_ITERATIONS 1000
 
 #endif /* PN_CONFIG_H */

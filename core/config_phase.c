@@ -38,6 +38,19 @@ static int get_size(const struct parser *ps, const cJSON *v, const char *jpath, 
 					     : pn_json_type_name(v));
 }
 
+/* A cgroup limit: 0 means "no limit" inside the runner, so a config's 0
+ * (which the kernel would take as "nothing at all") is refused. */
+static int get_limit(const struct parser *ps, const cJSON *v, const char *jpath, uint64_t *out)
+{
+	int ret = get_size(ps, v, jpath, out);
+
+	if (!ret && *out == 0)
+		return pn_cfg_perr(ps, jpath,
+				   "0 is not a limit: give a size > 0, or leave the key out for "
+				   "no limit");
+	return ret;
+}
+
 /* "expect", "timeout" and "cgroup" of a workload entry. */
 static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 {
@@ -72,14 +85,27 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 			ret = pn_cfg_check_keys(ps, x, path, cg_keys);
 		if (!ret && pn_cfg_field(x, "memory.max")) {
 			snprintf(path, sizeof(path), "%s.cgroup[\"memory.max\"]", e->jpath);
-			ret = get_size(ps, pn_cfg_field(x, "memory.max"), path, &e->memory_max);
+			ret = get_limit(ps, pn_cfg_field(x, "memory.max"), path, &e->memory_max);
 		}
 		if (!ret && pn_cfg_field(x, "memory.high")) {
 			snprintf(path, sizeof(path), "%s.cgroup[\"memory.high\"]", e->jpath);
-			ret = get_size(ps, pn_cfg_field(x, "memory.high"), path, &e->memory_high);
+			ret = get_limit(ps, pn_cfg_field(x, "memory.high"), path, &e->memory_high);
 		}
 	}
 	return ret;
+}
+
+/* A knob value is one line of text: with a control character a second
+ * assignment could ride past the kernel's parser ("5\nkernel.x=1"). */
+static int check_knob_text(const struct parser *ps, const char *s, const char *path)
+{
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return pn_cfg_perr(ps, path,
+					   "the value has a control character (0x%02x at offset "
+					   "%zu): a knob value is one line of text",
+					   (unsigned)(unsigned char)*c, (size_t)(c - s));
+	return 0;
 }
 
 /* A phase's "knobs": {"kernel.numa_balancing": 1, "thp.enabled": "never"}. */
@@ -95,11 +121,21 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 		snprintf(path, sizeof(path), "%s[\"%.64s\"]", jpath, k->string);
 		if (pn_knob_path(k->string, p, sizeof(p), why, sizeof(why)))
 			return pn_cfg_perr(ps, path, "%s", why);
+		if (!pn_knob_allowed(k->string, p))
+			return pn_cfg_perr(
+				ps, path,
+				"%s (%s) is not on the knob allow-list (vm.*, "
+				"kernel.numa_balancing*, thp.*, weighted_interleave.*, "
+				"zswap.*, private_node.*, /sys/kernel/mm/{numa,hugepages,"
+				"ksm}): a config runs as root; pass --allow-knob %s to set it",
+				k->string, p, k->string);
 		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
 		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))
 			return pn_cfg_perr(ps, path,
 					   "must be a string, an integer or a bool, not %s",
 					   pn_json_type_name(k));
+		if (cJSON_IsString(k) && (ret = check_knob_text(ps, k->valuestring, path)))
+			return ret;
 		for (const cJSON *j = v->child; j != k; j = j->next)
 			if (!strcmp(j->string, k->string))
 				return pn_cfg_perr(ps, path, "set twice");

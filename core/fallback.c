@@ -15,7 +15,7 @@ int64_t pn_vmstat_item(const char *key)
 	size_t len = 0, kl = strlen(key);
 	int64_t v = -1;
 
-	if (pn_read_all("/proc/vmstat", &buf, &len))
+	if (pn_read_all_max("/proc/vmstat", &buf, &len, PN_FILE_MAX_BYTES))
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
 		if (!strncmp(p, key, kl) && p[kl] == ' ') {

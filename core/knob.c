@@ -9,7 +9,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "journal.h"
 #include "knob.h"
+#include "mpol.h"
 #include "pn.h"
 
 static bool prefix(const char *s, const char *p)
@@ -99,6 +101,82 @@ bad:
 	return -EINVAL;
 }
 
+/* ---- the allow-list of config knobs ---- */
+
+/*
+ * What the workloads need, by file: sysctls under vm, NUMA balancing, the
+ * mm sysfs trees the code knows (THP and khugepaged, weighted interleave,
+ * NUMA demotion, hugepages, KSM), zswap's parameters and the series'
+ * private-node opt-ins.  Nothing here can make the kernel run a program
+ * (kernel.core_pattern, kernel.modprobe, fs.binfmt_misc do): those need
+ * --allow-knob.
+ */
+static bool allowed_path(const char *path)
+{
+	static const struct {
+		const char *dir;
+		int subdirs; /* directory levels allowed below dir */
+	} prefixes[] = {
+		{ "/proc/sys/vm/", 0 },
+		{ "/proc/sys/kernel/numa_balancing", 0 },
+		{ "/sys/kernel/mm/transparent_hugepage/", 0 },
+		{ "/sys/kernel/mm/transparent_hugepage/khugepaged/", 0 },
+		{ "/sys/kernel/mm/mempolicy/weighted_interleave/", 0 },
+		{ "/sys/kernel/mm/numa/", 0 },
+		{ "/sys/kernel/mm/hugepages/", 1 }, /* hugepages-<size>kB/<file> */
+		{ "/sys/kernel/mm/ksm/", 0 },
+		{ "/sys/module/zswap/parameters/", 0 },
+	};
+	const char *pn = "/sys/devices/system/node/node";
+
+	if (strstr(path, "/.."))
+		return false;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(prefixes); i++) {
+		const char *rest = path + strlen(prefixes[i].dir);
+		int slashes = 0;
+
+		if (!prefix(path, prefixes[i].dir) || (!*rest && rest[-1] == '/'))
+			continue;
+		for (; *rest; rest++)
+			slashes += *rest == '/';
+		if (slashes <= prefixes[i].subdirs)
+			return true;
+	}
+	if (prefix(path, pn)) { /* node<N>/private/<attr> */
+		const char *p = path + strlen(pn);
+		size_t digits = strspn(p, "0123456789");
+
+		return digits && prefix(p + digits, "/private/") &&
+		       !strchr(p + digits + strlen("/private/"), '/');
+	}
+	return false;
+}
+
+static char **allow_extra;
+static size_t nallow_extra;
+
+void pn_knob_allow(const char *name)
+{
+	allow_extra = pn_xrealloc(allow_extra, (nallow_extra + 1) * sizeof(*allow_extra));
+	allow_extra[nallow_extra++] = pn_strdup(name);
+}
+
+bool pn_knob_allowed(const char *key, const char *path)
+{
+	for (size_t i = 0; i < nallow_extra; i++)
+		if (!strcmp(allow_extra[i], key) || !strcmp(allow_extra[i], path))
+			return true;
+	return allowed_path(path);
+}
+
+/* The weighted interleave mode file, under either name (mpol.h). */
+static bool is_wil_auto(const char *path)
+{
+	char rel[128];
+
+	return !pn_wil_auto_path(rel, sizeof(rel)) && !strcmp(rel, path);
+}
+
 /* "always [madvise] never" -> "madvise"; otherwise the first line, trimmed. */
 static void current_value(char *text)
 {
@@ -116,12 +194,59 @@ static void current_value(char *text)
 		text[--n] = '\0';
 }
 
+/* A value with a control character could carry a second assignment past
+ * the kernel's parser ("5\nkernel.x=1"): never written. */
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/*
+ * A write that failed may still have been partly applied (the kernel took
+ * "5" of "5 7" and reported a short write): read the file back and, if the
+ * value moved, put the old one back now.  The record says what happened.
+ */
+static void undo_failed_write(struct pn_knob *k, int err)
+{
+	char now[sizeof(k->old)];
+	ssize_t n = pn_read_text(k->path, now, sizeof(now));
+	int ret;
+
+	if (n >= 0) {
+		current_value(now);
+		if (!strcmp(now, k->old)) {
+			snprintf(k->error, sizeof(k->error), "write failed: %s; value unchanged",
+				 strerror(-err));
+			return;
+		}
+	}
+	k->changed = true; /* the file moved (or cannot be read): treat it as changed */
+	ret = pn_write_text(k->path, k->old);
+	k->restored = !ret;
+	if (n < 0)
+		snprintf(k->error, sizeof(k->error),
+			 "write failed: %s; cannot read it back (%s); old value %s", strerror(-err),
+			 strerror((int)-n), ret ? "not restored" : "written back");
+	else
+		snprintf(k->error, sizeof(k->error),
+			 "write failed: %s; the file then read \"%.32s\"; old value %s",
+			 strerror(-err), now, ret ? "not restored" : "written back");
+	if (ret)
+		pn_warn("knob %s: cannot restore \"%s\" to %s: %s", k->key, k->old, k->path,
+			strerror(-ret));
+}
+
 int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 {
 	struct pn_knob *k;
 	char why[256];
 	int ret;
 
+	if (has_control(value))
+		return pn_error(-EINVAL, "knob %s: the value has a control character", key);
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? ks->cap * 2 : 8;
 		ks->k = pn_xrealloc(ks->k, ks->cap * sizeof(*ks->k));
@@ -137,12 +262,17 @@ int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 	if (ret < 0)
 		return pn_error(ret, "knob %s: cannot read %s: %s", key, k->path, strerror(-ret));
 	current_value(k->old);
-	ks->n++; /* recorded before the write: a partial write is restored too */
+	ret = pn_journal_add("knob", k->path, k->old); /* on disk before the write */
+	if (ret)
+		return pn_error(ret, "knob %s: not set: the journal cannot record it", key);
+	ks->n++;
 	ret = pn_write_text(k->path, value);
 	if (ret) {
-		snprintf(k->error, sizeof(k->error), "write failed: %s", strerror(-ret));
+		undo_failed_write(k, ret);
+		if (!k->changed || k->restored)
+			pn_journal_done("knob", k->path);
 		return pn_error(ret, "knob %s: cannot write \"%s\" to %s: %s", key, value, k->path,
-				strerror(-ret));
+				k->error);
 	}
 	k->changed = true;
 	/* as the kernel shows it ("always [never]", "5\n"): what restore compares */
@@ -182,6 +312,21 @@ int pn_knobs_restore(struct pn_knobs *ks)
 			continue;
 		check_behind(k);
 		ret = pn_write_text(k->path, k->old);
+		if (ret == -ENODEV && !strcmp(k->old, "true") && is_wil_auto(k->path)) {
+			/*
+			 * Automatic weights need HMAT bandwidth data: without it
+			 * the kernel refuses "true" once a weight was written.
+			 * Its default weights (all 1) equal the restored ones, so
+			 * the placement is the machine's; the record says so.
+			 */
+			snprintf(k->error, sizeof(k->error),
+				 "restore failed: %s (no bandwidth data: the kernel cannot go back "
+				 "to automatic weights; the weights were restored)",
+				 strerror(-ret));
+			pn_warn("knob %s: %s", k->key, k->error);
+			pn_journal_done("knob", k->path);
+			continue;
+		}
 		if (ret) {
 			snprintf(k->error, sizeof(k->error), "restore failed: %s", strerror(-ret));
 			pn_warn("knob %s: cannot restore \"%s\" to %s: %s", k->key, k->old, k->path,
@@ -191,6 +336,7 @@ int pn_knobs_restore(struct pn_knobs *ks)
 			continue;
 		}
 		k->restored = true;
+		pn_journal_done("knob", k->path);
 	}
 	return first;
 }

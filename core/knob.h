@@ -35,7 +35,7 @@ struct pn_knob {
 	char val[256];
 	bool changed;  /* the new value was written */
 	bool restored; /* the old value was written back */
-	char error[128];
+	char error[192];
 	char now[256];		  /* what the knob read right after our write */
 	char changed_behind[256]; /* at restore it read this instead ("" = as we left it) */
 };
@@ -47,6 +47,15 @@ struct pn_knobs {
 
 /* Map an alias or path to a path; -EINVAL (with a message in why) if neither. */
 int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whylen);
+/*
+ * The allow-list of knobs a config may set (configs are code run as root):
+ * vm.*, kernel.numa_balancing*, thp.*, weighted_interleave.*, zswap.*,
+ * private_node.<N>.<attr> and the files under /sys/kernel/mm/{numa,
+ * hugepages,ksm}.  pn_knob_allow() adds a key or path (--allow-knob).
+ * Workloads' own knobs are code and are not checked.
+ */
+void pn_knob_allow(const char *name);
+bool pn_knob_allowed(const char *key, const char *path);
 /* Set key to value, remembering the old value; -errno with the reason logged. */
 int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value);
 /* Restore every changed knob, newest first; returns 0 or the first -errno.

@@ -17,6 +17,9 @@
 #include "bench.h"
 #include "collector.h"
 #include "outdir.h"
+#include "config.h"
+#include "journal.h"
+#include "knob.h"
 #include "params.h"
 #include "pn.h"
 #include "procfs.h"
@@ -60,6 +63,8 @@ static void run_usage(FILE *f)
 	      "      --no-events      no event collector: a counters-only verdict, which\n"
 	      "                       names what it cannot see (by default the perf\n"
 	      "                       collector runs wherever the kernel allows it)\n"
+	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
+	      "                       allow-list (configs/README.md); repeatable\n"
 	      "  -q, --quiet          no progress lines\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
@@ -77,7 +82,8 @@ static void run_usage(FILE *f)
 	      "      0 verdict passed (something was judged and nothing failed)\n"
 	      "      1 verdict failed (general pages on a private node, a failed check,\n"
 	      "        explicit pages off their nodes); a leak found wins over 3 and 4\n"
-	      "      2 bad usage or config (the message names the file and field)\n"
+	      "      2 bad usage or config (the message names the file and field), or a\n"
+	      "        killed run's changes are still in its journal: pnbench recover\n"
 	      "      3 the run failed (a workload or the --exec command failed, I/O)\n"
 	      "      4 nothing could run or be judged here (every workload skipped, or no\n"
 	      "        private node and no check: verdict not_applicable)\n"
@@ -99,6 +105,7 @@ static int cmd_run(int argc, char **argv)
 		{ "exec", no_argument, NULL, 'x' },
 		{ "explicit", no_argument, NULL, 'E' },
 		{ "no-events", no_argument, NULL, 'N' },
+		{ "allow-knob", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -123,11 +130,15 @@ static int cmd_run(int argc, char **argv)
 		case 'W': o.no_wait = true; break;
 		case 'n': {
 			char *end;
-			long v = strtol(optarg, &end, 10);
+			long v;
 
-			if (*end || v < 1 || v > 100000)
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			/* the same range as a config's "iterations" */
+			if (errno || end == optarg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
 				return pn_error(PN_EXIT_USAGE,
-						"--iterations: \"%s\" is not a count >= 1", optarg);
+						"--iterations: \"%.80s\" is not a count in [1, %d]",
+						optarg, PN_CONFIG_MAX_ITERATIONS);
 			o.iterations_override = (int)v;
 			break;
 		}
@@ -135,6 +146,7 @@ static int cmd_run(int argc, char **argv)
 		case 'x': exec = true; break;
 		case 'E': o.exec_explicit = true; break;
 		case 'N': o.no_events = true; break;
+		case 'K': pn_knob_allow(optarg); break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return 0;
@@ -181,6 +193,29 @@ static void print_opts(const struct pn_opt *opts)
 		}
 		printf("\n");
 	}
+}
+
+/* The "ok" lines above mean little if the nodes' counters cannot be read:
+ * then exit 3 with the file named (as collect does).  Frees topo. */
+static int list_counters_readable(struct pn_topology *topo)
+{
+	struct pn_nodeset all;
+	struct pn_nodemem m;
+	int n, ret = 0;
+
+	if (!topo)
+		return pn_error(PN_EXIT_ERROR, "list: this machine's topology cannot be read: %s",
+				pn_last_error());
+	pn_nodeset_or(&all, &topo->with_memory, &topo->with_private_memory);
+	pn_topology_free(topo);
+	pn_nodeset_for_each (n, &all) {
+		ret = pn_nodemem_read(n, &m);
+		if (ret)
+			return pn_error(PN_EXIT_ERROR,
+					"list: node %d: cannot read its counters: %s", n,
+					strerror(-ret));
+	}
+	return 0;
 }
 
 static int cmd_list(int argc, char **argv)
@@ -258,9 +293,8 @@ static int cmd_list(int argc, char **argv)
 					       : "none: this kernel has no private nodes; "
 						 "name them with --private or nodes.private",
 		       buf[0] ? buf : "none");
-		pn_topology_free(&topo);
 	}
-	return 0;
+	return list_counters_readable(have_topo ? &topo : NULL);
 }
 
 /* -------------------------------------------------------------- topology */
@@ -348,10 +382,12 @@ static int cmd_collect(int argc, char **argv)
 		case 'c': {
 			char *end;
 
+			errno = 0;
 			count = strtol(optarg, &end, 10);
-			if (*end || count < 1)
+			if (errno || end == optarg || *end || count < 1)
 				return pn_error(PN_EXIT_USAGE,
-						"--count: \"%s\" is not a count >= 1", optarg);
+						"--count: \"%.80s\" is not a count in [1, %ld]",
+						optarg, LONG_MAX);
 			break;
 		}
 		case 'N': nodestr = optarg; break;
@@ -396,7 +432,7 @@ static int cmd_collect(int argc, char **argv)
 			if (ret) {
 				free(prev);
 				free(cur);
-				return pn_error(PN_EXIT_USAGE,
+				return pn_error(PN_EXIT_ERROR,
 						"node %d: cannot read its counters: %s", n,
 						strerror(-ret));
 			}
@@ -499,6 +535,7 @@ static const struct cmd cmds[] = {
 	{ "demo", pn_cmd_demo, "the QEMU testbed: stock, isolate, private kernels, truth table" },
 	{ "vm", pn_cmd_vm, "run a program in a testbed guest and show where its pages went" },
 	{ "testbed", pn_cmd_testbed, "checked values of a testbed topology or kernel config" },
+	{ "recover", pn_cmd_recover, "undo what a killed run left changed (knobs, mounts, ...)" },
 	{ "report", cmd_report, "reports from results (report/pnreport.py: run, compare, ...)" },
 	{ "version", cmd_version, "print the version" },
 	{ "help", cmd_help, "this text" },
@@ -522,7 +559,9 @@ int main(int argc, char **argv)
 {
 	int i = 1;
 
-	if (i + 1 < argc && !strcmp(argv[i], "--sysroot")) {
+	if (i < argc && !strcmp(argv[i], "--sysroot")) {
+		if (i + 1 >= argc || !argv[i + 1][0])
+			return pn_error(PN_EXIT_USAGE, "--sysroot needs a directory");
 		pn_sysroot_set(argv[i + 1]);
 		i += 2;
 	}

@@ -161,6 +161,19 @@ int pn_wil_probe(struct pn_nodeset *have)
 	return 0;
 }
 
+int pn_wil_auto_path(char *rel, size_t len)
+{
+	static const char *const names[] = { "auto", "__auto_type" };
+
+	for (size_t i = 0; i < PN_ARRAY_SIZE(names); i++) {
+		snprintf(rel, len, PN_WIL_DIR "/%s", names[i]);
+		if (pn_exists(rel))
+			return 0;
+	}
+	rel[0] = '\0';
+	return -ENOENT;
+}
+
 int pn_wil_read(int node, unsigned int *weight)
 {
 	char rel[128];

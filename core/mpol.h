@@ -90,6 +90,15 @@ int pn_mpol_query(const void *addr, size_t npages, size_t page_bytes, int *statu
 int pn_wil_probe(struct pn_nodeset *have);
 /* Node n's weight (1..255); -errno if unreadable. */
 int pn_wil_read(int node, unsigned int *weight);
+/*
+ * The file of the weights' automatic mode (6.16+: "true" = the kernel
+ * computes the weights from HMAT bandwidth; writing any nodeN turns it
+ * "false" and nothing turns it back).  The kernel names the attribute
+ * "auto", but in kernels built while compiler.h defined `auto` as
+ * `__auto_type` the sysfs file is "__auto_type": both are probed.
+ * Writes the sysroot-relative path; -ENOENT when neither exists.
+ */
+int pn_wil_auto_path(char *rel, size_t len);
 
 /* Parse "3,1" (one weight per node of a set, in node-id order) into
  * weights[node]; -EINVAL (message in why) for a count mismatch or a value

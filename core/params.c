@@ -48,6 +48,16 @@ const char *pn_json_type_name(const cJSON *v)
 
 /* Quote a user string for a message: at most ~60 characters, control
  * characters and quotes escaped, so hostile input cannot garble the log. */
+static const char *quote(const char *s, char *buf, size_t len);
+
+/* quote() without the quotes: a key inside a JSON path. */
+static const char *bare(const char *s, char *buf, size_t len)
+{
+	quote(s, buf, len);
+	buf[strlen(buf) - 1] = '\0';
+	return buf + 1;
+}
+
 static const char *quote(const char *s, char *buf, size_t len)
 {
 	size_t o = 0;
@@ -348,6 +358,15 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 				       pn_json_type_name(v));
 			break;
 		}
+		if (o->check) {
+			char why[256] = "";
+
+			ret = o->check(v->valuestring, why, sizeof(why));
+			if (ret) {
+				ret = pn_error(-EINVAL, "%s: %s: %s", file, vpath, why);
+				break;
+			}
+		}
 		*out = cJSON_CreateString(v->valuestring);
 		break;
 	case PN_OPT_ENUM:
@@ -408,7 +427,7 @@ static const struct pn_opt *find_opt(const struct pn_opt *opts, const char *name
 static int unknown_option(const struct pn_opt *opts, const char *key, const char *file,
 			  const char *jpath)
 {
-	char list[1024], hint[128] = "", q[96];
+	char list[1024], hint[128] = "", q[96], k[96];
 	const char *best = NULL;
 	size_t off = 0, bestd = 3; /* suggest only near misses */
 
@@ -426,8 +445,10 @@ static int unknown_option(const struct pn_opt *opts, const char *key, const char
 	}
 	if (best)
 		snprintf(hint, sizeof(hint), "did you mean \"%s\"? ", best);
+	/* the key escaped and cut (it may be 100 KB with newlines) */
 	return pn_error(-EINVAL, "%s: %s.%s: unknown option %s; %svalid options: %s", file, jpath,
-			key, quote(key, q, sizeof(q)), hint, off ? list : "(none)");
+			bare(key, k, sizeof(k)), quote(key, q, sizeof(q)), hint,
+			off ? list : "(none)");
 }
 
 int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const char *file,
@@ -448,9 +469,12 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const c
 			return unknown_option(opts, it->string, file, jpath);
 		/* cJSON keeps duplicate keys; only the first would count. */
 		for (const cJSON *jt = in->child; jt != it; jt = jt->next)
-			if (!strcmp(jt->string, it->string))
+			if (!strcmp(jt->string, it->string)) {
+				char q[96];
+
 				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", file, jpath,
-						it->string);
+						bare(it->string, q, sizeof(q)));
+			}
 	}
 	res = cJSON_CreateObject();
 	if (!res)

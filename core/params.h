@@ -37,6 +37,9 @@ struct pn_opt {
 	const char *help;
 	const char *const *choices; /* PN_OPT_ENUM: NULL-terminated */
 	double min, max;	    /* numeric range; min == max == 0: unchecked */
+	/* PN_OPT_STRING: what the text must say, checked when the config
+	 * loads (0, or -EINVAL with the reason in why); NULL: any string */
+	int (*check)(const char *s, char *why, size_t whylen);
 	bool pow2;		    /* PN_OPT_INT: a power of two */
 };
 

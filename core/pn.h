@@ -65,8 +65,15 @@ const char *pn_sysroot(void);
 int pn_path(char *out, size_t outlen, const char *rel);
 /* open(root + rel, flags | O_CLOEXEC); returns fd or -errno. */
 int pn_open(const char *rel, int flags);
+/* 0 when fd (opened O_NONBLOCK, named path in messages) is a file to read
+ * whole; -EINVAL, logged, for a FIFO, socket or device: in a replayed tree
+ * one would block or never end. */
+int pn_check_regular(int fd, const char *path);
 /* Read a whole small file into buf (NUL-terminated); returns length or -errno. */
 ssize_t pn_read_text(const char *rel, char *buf, size_t buflen);
+/* pn_read_text() of a file that must fit: -EFBIG ("... is larger than N
+ * bytes", logged) when it does not. */
+ssize_t pn_read_whole(const char *rel, char *buf, size_t buflen);
 /* Read a file holding one unsigned integer (decimal, or hex with 0x / hex=true). */
 int pn_read_u64(const char *rel, uint64_t *val, bool hex);
 /* Write a string to root + rel (for knobs such as /proc/sys/vm/stat_refresh). */
@@ -83,7 +90,12 @@ struct pn_file {
 	size_t cap;
 	char *path; /* full path, for messages */
 };
+/* The most pn_file_read() takes of one file (counter files are kilobytes;
+ * zoneinfo of a large machine a few MiB): beyond it -EFBIG, logged. */
+#define PN_FILE_MAX_BYTES (16 << 20)
 int pn_file_open(struct pn_file *f, const char *rel);
+/* Re-read the whole file; -EFBIG past PN_FILE_MAX_BYTES, -EINTR past 1 MiB
+ * once a stop was asked for (pn_should_stop()). */
 int pn_file_read(struct pn_file *f);
 void pn_file_close(struct pn_file *f);
 

@@ -551,7 +551,7 @@ static int read_node_file(int node, const char *name, char **out)
 
 	snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%d/%s", node, name);
 	buf = pn_xmalloc(cap);
-	n = pn_read_text(rel, buf, cap);
+	n = pn_read_whole(rel, buf, cap);
 	if (n < 0) {
 		free(buf);
 		return pn_error((int)n, "%s%s: %s", pn_sysroot(), rel, strerror((int)-n));
@@ -564,7 +564,7 @@ static int read_node_file(int node, const char *name, char **out)
 static int meminfo_hugepagesize(int64_t huge_total, int64_t *bytes)
 {
 	char buf[16384];
-	ssize_t n = pn_read_text("/proc/meminfo", buf, sizeof(buf));
+	ssize_t n = pn_read_whole("/proc/meminfo", buf, sizeof(buf));
 	const char *p;
 	int64_t kb;
 
@@ -707,7 +707,7 @@ int pn_stat_refresh(void)
 static int read_nodeset(const char *rel, struct pn_nodeset *s)
 {
 	char buf[4096];
-	ssize_t n = pn_read_text(rel, buf, sizeof(buf));
+	ssize_t n = pn_read_whole(rel, buf, sizeof(buf));
 
 	if (n < 0)
 		return (int)n;
@@ -769,7 +769,7 @@ int pn_mem_available(uint64_t *bytes)
 {
 	struct avail_ctx a = { 0 };
 	char buf[16384];
-	ssize_t n = pn_read_text("/proc/meminfo", buf, sizeof(buf));
+	ssize_t n = pn_read_whole("/proc/meminfo", buf, sizeof(buf));
 	int ret;
 
 	if (n < 0)

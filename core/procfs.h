@@ -97,6 +97,13 @@ int pn_mem_available(uint64_t *bytes);
  * numa_maps report st_size 0): *out is malloc'd, NUL-terminated, *len bytes
  * without the NUL; the caller frees it.  0 or -errno (*out NULL). */
 int pn_read_all(const char *rel, char **out, size_t *len);
+/* At most this much (a numa_maps of a process with a million VMAs); beyond
+ * it -EFBIG, "... is larger than N bytes".  Only a regular file (a FIFO or
+ * socket in a replayed tree: -EINVAL), and -EINTR past 1 MiB once a stop
+ * was asked for. */
+#define PN_READ_ALL_MAX_BYTES ((size_t)256 << 20)
+/* pn_read_all() with its own limit (counter files: PN_FILE_MAX_BYTES). */
+int pn_read_all_max(const char *rel, char **out, size_t *len, size_t max);
 /* "/proc/PID/FILE", or "/proc/self/FILE" for pid 0 (the pid arguments below
  * take 0 for the calling process). */
 void pn_proc_pid_path(char *buf, size_t len, pid_t pid, const char *file);

@@ -26,20 +26,33 @@
 #include "counterfile.h"
 #include "procfs.h"
 
-int pn_read_all(const char *rel, char **out, size_t *len)
+int pn_read_all_max(const char *rel, char **out, size_t *len, size_t max)
 {
 	size_t cap = 65536, n = 0;
-	char *buf;
-	int fd = pn_open(rel, O_RDONLY);
+	char *buf, p[4096];
+	int ret, fd = pn_open(rel, O_RDONLY | O_NONBLOCK);
 
 	*out = NULL;
 	*len = 0;
 	if (fd < 0)
 		return fd;
+	snprintf(p, sizeof(p), "%s%s", pn_sysroot(), rel);
+	ret = pn_check_regular(fd, p);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
 	buf = pn_xmalloc(cap);
 	for (;;) {
 		ssize_t r;
 
+		if (n > max || (n > (1 << 20) && pn_should_stop())) {
+			ret = n > max ? pn_error(-EFBIG, "%s is larger than %zu bytes", p, max)
+				      : -EINTR; /* asked to stop: not a /proc file this long */
+			close(fd);
+			free(buf);
+			return ret;
+		}
 		if (cap - n < 2) {
 			cap *= 2;
 			buf = pn_xrealloc(buf, cap);
@@ -48,8 +61,7 @@ int pn_read_all(const char *rel, char **out, size_t *len)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			int ret = -errno;
-
+			ret = -errno;
 			close(fd);
 			free(buf);
 			return ret;
@@ -63,6 +75,11 @@ int pn_read_all(const char *rel, char **out, size_t *len)
 	*out = buf;
 	*len = n;
 	return 0;
+}
+
+int pn_read_all(const char *rel, char **out, size_t *len)
+{
+	return pn_read_all_max(rel, out, len, PN_READ_ALL_MAX_BYTES);
 }
 
 void pn_proc_pid_path(char *buf, size_t len, pid_t pid, const char *file)

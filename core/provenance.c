@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "journal.h"
 #include "procfs.h"
 #include "provenance.h"
 #include "pn.h"
@@ -120,6 +121,29 @@ static void add_text_or_null(cJSON *o, const char *key, const char *rel)
 	}
 }
 
+/* A sysctl another live run has changed (its journal says so) is not the
+ * machine's own value: sysctls_altered names the run and the value it found. */
+static void add_altered(cJSON *k)
+{
+	cJSON *alt = NULL;
+
+	for (size_t i = 0; i < PN_ARRAY_SIZE(sysctls); i++) {
+		char old[256];
+		int pid;
+		cJSON *o;
+
+		if (!pn_journal_altered(sysctls[i][1], old, sizeof(old), &pid))
+			continue;
+		if (!alt)
+			alt = cJSON_AddObjectToObject(k, "sysctls_altered");
+		o = cJSON_AddObjectToObject(alt, sysctls[i][0]);
+		cJSON_AddStringToObject(o, "machine_value", old);
+		cJSON_AddNumberToObject(o, "by_pid", pid);
+		pn_warn("%s was changed by run %d (machine value %s): recorded as altered",
+			sysctls[i][0], pid, old);
+	}
+}
+
 static void add_kconfig_hash(cJSON *k, const char *release)
 {
 	char path[512], hex[65];
@@ -175,5 +199,6 @@ cJSON *pn_provenance_kernel(void)
 	sc = cJSON_AddObjectToObject(k, "sysctls");
 	for (size_t i = 0; i < PN_ARRAY_SIZE(sysctls); i++)
 		add_text_or_null(sc, sysctls[i][0], sysctls[i][1]);
+	add_altered(k);
 	return k;
 }

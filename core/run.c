@@ -24,6 +24,7 @@
 
 #include "atomicfile.h"
 #include "outdir.h"
+#include "journal.h"
 #include "procfs.h"
 #include "runner.h"
 
@@ -396,9 +397,13 @@ static int load_config(struct run *r)
 static int prepare(struct run *r)
 {
 	char name[64];
+	int ret;
 
 	if (load_config(r))
 		return PN_EXIT_USAGE;
+	ret = pn_journal_begin(r->o->argc, r->o->argv);
+	if (ret)
+		return ret == -EBUSY ? PN_EXIT_USAGE : PN_EXIT_ERROR;
 	if (pn_topology_load(&r->topo))
 		return PN_EXIT_ERROR;
 	if (resolve_roles(r, r->c0) || check_node_params(r))
@@ -498,11 +503,15 @@ static int finish(struct run *r, int stopped)
 		pn_warn("%s: results so far are in %s (marked incomplete)", reason, r->outdir);
 	} else if (r->run_error) {
 		pn_results_status(r, "failed", r->stop_reason);
+	} else if (r->ran_workloads == 0 && !r->o->exec_argv && !r->failed_workloads) {
+		pn_results_status(r, "complete", "no workload ran (see each workload's reason)");
 	} else if (r->ran_workloads == 0 && !r->o->exec_argv) {
-		pn_results_status(r, r->failed_workloads ? "failed" : "complete",
-				  r->failed_workloads
-					  ? "no workload ran to its end (see each workload's reason)"
-					  : "no workload ran (see each workload's reason)");
+		/* they ran (or tried) and ended otherwise: say how, not "none ran" */
+		char why[sizeof(r->last_why) + 96];
+
+		snprintf(why, sizeof(why), "no workload ended as expected: %d failed (last: %s)",
+			 r->failed_workloads, r->last_why);
+		pn_results_status(r, "failed", why);
 	} else if (r->failed_workloads || r->exec_failed) {
 		pn_results_status(r, "failed",
 				  r->exec_failed ? "the --exec command failed"
@@ -562,6 +571,7 @@ out_colls:
 out:
 	free(r.counters_why);
 	pn_cg_teardown(&r.cg);
+	pn_journal_end();
 	pn_lock_release(r.hostfd); /* the locks go last, once the host is back */
 	pn_lock_release(r.outfd);
 	pn_topology_free(&r.topo);

@@ -16,6 +16,7 @@
 #include <linux/fs.h>
 #include <linux/loop.h>
 
+#include "journal.h"
 #include "pn.h"
 #include "scratchfs.h"
 
@@ -68,11 +69,28 @@ int pn_run_quiet(char *const argv[])
 
 /* ------------------------------------------------------ scratch filesystem */
 
+/* mke2fs from the system's own directories, never from $PATH: the runner
+ * is root and a PATH entry could be anyone's. */
+static const char *mke2fs_path(void)
+{
+	static const char *const cands[] = { "/usr/sbin/mke2fs", "/sbin/mke2fs", "/usr/bin/mke2fs",
+					     "/bin/mke2fs" };
+
+	for (size_t i = 0; i < PN_ARRAY_SIZE(cands); i++)
+		if (!access(cands[i], X_OK))
+			return cands[i];
+	return NULL;
+}
+
 static int mkfs(const char *target, const char *fstype)
 {
-	char *ext2[] = { "mke2fs", "-q", "-F", (char *)target, NULL };
-	char *other[] = { "mke2fs", "-q", "-F", "-t", (char *)fstype, (char *)target, NULL };
+	const char *bin = mke2fs_path();
+	char *ext2[] = { (char *)bin, "-q", "-F", (char *)target, NULL };
+	char *other[] = { (char *)bin, "-q", "-F", "-t", (char *)fstype, (char *)target, NULL };
 
+	if (!bin)
+		return pn_error(-ENOENT, "mke2fs not found in /usr/sbin, /sbin, /usr/bin or /bin "
+					 "(install e2fsprogs)");
 	/* busybox's mke2fs (the guests) knows no -t; ext2 needs none */
 	return pn_run_quiet(strcmp(fstype, "ext2") ? other : ext2);
 }
@@ -107,6 +125,12 @@ static int loop_attach(struct pn_scratch_fs *fs)
 			ret = pn_error(-errno, "%s: %s", fs->dev, strerror(errno));
 			break;
 		}
+		ret = pn_journal_add("loop", fs->dev, fs->image);
+		if (ret) {
+			close(lfd);
+			lfd = -1;
+			break;
+		}
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.fd = (unsigned)ffd;
 		cfg.info.lo_flags = LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
@@ -120,6 +144,7 @@ static int loop_attach(struct pn_scratch_fs *fs)
 			fs->direct_io = cfg.info.lo_flags & LO_FLAGS_DIRECT_IO;
 			break;
 		}
+		pn_journal_done("loop", fs->dev);
 		close(lfd);
 		lfd = -1;
 		if (ret != -EBUSY) {
@@ -137,7 +162,7 @@ out:
 
 static int make_image(struct pn_scratch_fs *fs, const char *image_dir, uint64_t bytes)
 {
-	int fd;
+	int fd, ret;
 
 	snprintf(fs->image, sizeof(fs->image), "%s/pnbench-scratch-XXXXXX", image_dir);
 	fd = mkstemp(fs->image);
@@ -147,6 +172,12 @@ static int make_image(struct pn_scratch_fs *fs, const char *image_dir, uint64_t 
 		fs->image[0] = '\0';
 		return pn_error(err, "image_dir %s: cannot create an image file: %s", image_dir,
 				strerror(-err));
+	}
+	/* journaled the moment mkstemp names it (it cannot be named before) */
+	ret = pn_journal_add("image", fs->image, NULL);
+	if (ret) {
+		close(fd);
+		return ret;
 	}
 	if (ftruncate(fd, (off_t)bytes)) {
 		int err = -errno;
@@ -209,6 +240,11 @@ int pn_scratch_fs_make(struct pn_scratch_fs *fs, const char *device, const char 
 		fs->mnt[0] = '\0';
 		goto fail;
 	}
+	ret = pn_journal_add("mountdir", fs->mnt, NULL);
+	if (!ret)
+		ret = pn_journal_add("mount", fs->mnt, NULL);
+	if (ret)
+		goto fail;
 	if (mount(fs->dev, fs->mnt, fstype, MS_NOATIME, NULL)) {
 		ret = pn_error(-errno, "mount -t %s %s %s: %s", fstype, fs->dev, fs->mnt,
 			       strerror(errno));
@@ -227,6 +263,11 @@ fail:
 	return ret;
 }
 
+/*
+ * Each step leaves the journal (journal.h) once done, so `pnbench recover`
+ * retries only what failed.  The loop device (autoclear) goes with the last
+ * user of the mount: it leaves the journal with the mount.
+ */
 void pn_scratch_fs_remove(struct pn_scratch_fs *fs)
 {
 	if (fs->mounted) {
@@ -234,12 +275,22 @@ void pn_scratch_fs_remove(struct pn_scratch_fs *fs)
 		 * then clears itself when the last user goes. */
 		if (umount2(fs->mnt, 0) && umount2(fs->mnt, MNT_DETACH))
 			pn_warn("umount %s: %s", fs->mnt, strerror(errno));
+		else
+			pn_journal_done("mount", fs->mnt);
 		fs->mounted = false;
+	} else if (fs->mnt[0]) {
+		pn_journal_done("mount", fs->mnt); /* the mount never happened */
 	}
+	if (fs->loop && fs->image[0])
+		pn_journal_done("loop", fs->dev);
 	if (fs->mnt[0] && rmdir(fs->mnt) && errno != ENOENT)
 		pn_warn("rmdir %s: %s", fs->mnt, strerror(errno));
+	else if (fs->mnt[0])
+		pn_journal_done("mountdir", fs->mnt);
 	fs->mnt[0] = '\0';
 	if (fs->image[0] && unlink(fs->image) && errno != ENOENT)
 		pn_warn("unlink %s: %s", fs->image, strerror(errno));
+	else if (fs->image[0])
+		pn_journal_done("image", fs->image);
 	fs->image[0] = '\0';
 }

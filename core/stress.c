@@ -566,7 +566,7 @@ int pn_swap_total(uint64_t *bytes)
 	int ret;
 
 	*bytes = 0;
-	ret = pn_read_all("/proc/meminfo", &buf, &len);
+	ret = pn_read_all_max("/proc/meminfo", &buf, &len, PN_FILE_MAX_BYTES);
 	if (!ret)
 		ret = pn_parse_meminfo(buf, swap_cb, bytes);
 	free(buf);

@@ -94,10 +94,18 @@ static const char *key_text(const char *s, char *buf, size_t len)
 	return buf;
 }
 
+/* U+FFFF: what the config parser makes of "\u0000" (config.c). */
+#define NUL_MARK "\xef\xbf\xbf"
+
 static int bad(const char *file, const char *jpath, const char *what, const char *s)
 {
 	ssize_t off = pn_utf8_check(s, strlen(s));
 
+	if (off < 0 && strstr(s, NUL_MARK))
+		return pn_error(-EINVAL,
+				"%s: %s: %s\\u0000 (NUL) at offset %zd: a string cannot hold "
+				"one (it would end there)",
+				file, jpath, what, strstr(s, NUL_MARK) - s);
 	return pn_error(-EINVAL, "%s: %s: %snot valid UTF-8 (byte 0x%02x at offset %zd)", file,
 			jpath, what, (unsigned char)s[off], off);
 }
@@ -110,7 +118,8 @@ int pn_json_check_utf8(const cJSON *root, const char *file, const char *jpath)
 	if (!root)
 		return 0;
 	if (cJSON_IsString(root) && root->valuestring &&
-	    pn_utf8_check(root->valuestring, strlen(root->valuestring)) >= 0)
+	    (pn_utf8_check(root->valuestring, strlen(root->valuestring)) >= 0 ||
+	     strstr(root->valuestring, NUL_MARK)))
 		return bad(file, jpath, "", root->valuestring);
 	if (!cJSON_IsObject(root) && !cJSON_IsArray(root))
 		return 0;
@@ -120,7 +129,8 @@ int pn_json_check_utf8(const cJSON *root, const char *file, const char *jpath)
 		if (cJSON_IsObject(root)) {
 			path_add(path, sizeof(path), jpath,
 				 key_text(c->string ? c->string : "", k, sizeof(k)), 0);
-			if (c->string && pn_utf8_check(c->string, strlen(c->string)) >= 0)
+			if (c->string && (pn_utf8_check(c->string, strlen(c->string)) >= 0 ||
+					  strstr(c->string, NUL_MARK)))
 				return bad(file, path, "key ", c->string);
 		} else {
 			path_add(path, sizeof(path), jpath, NULL, i);

@@ -172,16 +172,37 @@ int pn_open(const char *rel, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-ssize_t pn_read_text(const char *rel, char *buf, size_t buflen)
+/*
+ * A file read whole must be a regular file (proc and sysfs files are): a
+ * FIFO or socket in a replayed tree would block or never end.  fd was
+ * opened O_NONBLOCK so that even opening a FIFO does not wait.
+ */
+int pn_check_regular(int fd, const char *path)
 {
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
+	    S_ISBLK(st.st_mode))
+		return pn_error(-EINVAL, "%s is not a regular file", path);
+	return 0;
+}
+
+/* Read rel into buf; whole: -EFBIG (logged) when it does not fit. */
+static ssize_t read_text(const char *rel, char *buf, size_t buflen, bool whole)
+{
+	char p[4096], more;
 	size_t len = 0;
-	int fd = pn_open(rel, O_RDONLY);
+	int ret, fd = pn_open(rel, O_RDONLY | O_NONBLOCK);
 
 	if (fd < 0)
 		return fd;
-	if (buflen == 0) {
+	pn_path(p, sizeof(p), rel);
+	ret = buflen ? pn_check_regular(fd, p) : -EINVAL;
+	if (ret) {
 		close(fd);
-		return -EINVAL;
+		return ret;
 	}
 	while (len < buflen - 1) {
 		ssize_t n = read(fd, buf + len, buflen - 1 - len);
@@ -198,8 +219,22 @@ ssize_t pn_read_text(const char *rel, char *buf, size_t buflen)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
+	if (whole && len == buflen - 1 && read(fd, &more, 1) == 1) {
+		close(fd);
+		return pn_error(-EFBIG, "%s is larger than %zu bytes", p, buflen - 1);
+	}
 	close(fd);
 	return (ssize_t)len;
+}
+
+ssize_t pn_read_text(const char *rel, char *buf, size_t buflen)
+{
+	return read_text(rel, buf, buflen, false);
+}
+
+ssize_t pn_read_whole(const char *rel, char *buf, size_t buflen)
+{
+	return read_text(rel, buf, buflen, true);
 }
 
 int pn_read_u64(const char *rel, uint64_t *val, bool hex)
@@ -255,9 +290,15 @@ int pn_file_open(struct pn_file *f, const char *rel)
 	f->fd = -1;
 	if (ret)
 		return ret;
-	f->fd = open(p, O_RDONLY | O_CLOEXEC);
+	f->fd = open(p, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (f->fd < 0)
 		return -errno;
+	ret = pn_check_regular(f->fd, p);
+	if (ret) {
+		close(f->fd);
+		f->fd = -1;
+		return ret;
+	}
 	f->cap = 4096;
 	f->buf = pn_xmalloc(f->cap);
 	f->buf[0] = '\0';
@@ -272,6 +313,11 @@ int pn_file_read(struct pn_file *f)
 	for (;;) {
 		ssize_t n;
 
+		if (len >= PN_FILE_MAX_BYTES)
+			return pn_error(-EFBIG, "%s is larger than %d bytes", f->path,
+					PN_FILE_MAX_BYTES);
+		if (len > (1 << 20) && pn_should_stop())
+			return -EINTR; /* a read this long is not a counter file: give up */
 		if (f->cap - len < 2) {
 			f->cap *= 2;
 			f->buf = pn_xrealloc(f->buf, f->cap);

@@ -78,6 +78,7 @@ optin() { # user-space policies may name the private nodes (series)
 }
 run() { # NAME CONFIG: one pnbench run, copied home when it ends
 	name=$1 t0=$(now)
+	$PN recover >/dev/null 2>&1 # what an earlier killed run left (nothing in a fresh guest)
 	# shellcheck disable=SC2086
 	$PN run -o "/tmp/$name" "$2" $ROLE >"/tmp/$name.log" 2>&1
 	run_rc=$? # a run's status is judged by the table, not the guest's exit

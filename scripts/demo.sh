@@ -72,6 +72,9 @@ for r in $runs; do
 	esac
 done
 [[ -x "$PN" ]] || die "$PN is not built (make)" 3
+# a run killed earlier on this machine (SIGKILL, a crash) left knobs, mounts,
+# cgroups changed: undo them first (core/journal.h)
+"$PN" recover || printf 'pnbench demo: warning: pnbench recover could not undo everything\n' >&2
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)" 4
 
 # key=value lines of `pnbench testbed` into the associative array named $1

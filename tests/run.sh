@@ -12,6 +12,16 @@ export PNBENCH_BIN="$O/pnbench"
 export PNBENCH_BUILD="$O"
 passed=0 failed=0 skipped=0
 failures=()
+# The runs' journals (core/journal.h) go to a directory of this test run, so
+# a test that kills a run never stops other runs on the machine; a journal
+# still there at the end is a test that left the machine changed: recovered
+# and counted as a failure.
+own_rundir=
+if [ -z "${PNBENCH_RUNDIR:-}" ]; then
+	PNBENCH_RUNDIR=$(mktemp -d /tmp/pnbench-rundir.XXXXXX)
+	export PNBENCH_RUNDIR
+	own_rundir=1
+fi
 
 want() { [ -z "$FILTER" ] || [[ "$1" == *"$FILTER"* ]]; }
 
@@ -62,6 +72,16 @@ for t in tests/integration/test-*.sh kernel-series/tests/e2e.sh; do
 	printf '%s\n' "$out"
 	tap_count "$t" "$out" "$rc"
 done
+
+if [ -n "$own_rundir" ]; then
+	if compgen -G "$PNBENCH_RUNDIR/journal.*" >/dev/null; then
+		echo "=== a test left a run's journal behind: pnbench recover"
+		"$O/pnbench" recover
+		failed=$((failed + 1))
+		failures+=("journal-left-behind")
+	fi
+	rm -rf "$PNBENCH_RUNDIR"
+fi
 
 echo
 if ((${#failures[@]})); then

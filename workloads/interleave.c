@@ -133,7 +133,7 @@ static int plan_weights(struct pn_wl *w, struct interleave_priv *p)
 {
 	const char *ws = pn_param_str(&w->params, "weights");
 	struct pn_nodeset have, missing;
-	char why[256], key[64], val[16], list[128];
+	char why[256], key[64], val[16], list[128], autop[128];
 	int ret, n;
 
 	if (!p->weighted) {
@@ -164,9 +164,13 @@ static int plan_weights(struct pn_wl *w, struct interleave_priv *p)
 	if (ret)
 		return pn_error(ret, "workload interleave: weights %s", why);
 	p->set_weights = true;
-	/* Later kernels recompute weights in "auto" mode: hold it off (restored last). */
-	if (pn_exists(PN_WIL_DIR "/auto")) {
-		ret = pn_wl_knob(w, PN_WIL_DIR "/auto", "false");
+	/*
+	 * 6.16+ recompute weights in "auto" mode, and writing a weight turns
+	 * it off for good: set it "false" first, so the knob list restores it
+	 * last, after the weights (auto or __auto_type: pn_wil_auto_path()).
+	 */
+	if (!pn_wil_auto_path(autop, sizeof(autop))) {
+		ret = pn_wl_knob(w, autop, "false");
 		if (ret)
 			return ret;
 	}

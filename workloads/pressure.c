@@ -61,11 +61,14 @@ static const char *const vm_keys[] = {
 };
 #define NVM PN_ARRAY_SIZE(vm_keys)
 
+static const char *const fstypes[] = { "ext4", "ext3", "ext2", NULL };
+static int check_kinds(const char *s, char *why, size_t whylen);
+
 static const struct pn_opt pressure_opts[] = {
 	{ "kinds", PN_OPT_STRING, "anon,pagecache,slab,sockets",
 	  "comma list of anon, thp, numa_balancing, pagecache, slab, sockets, compaction, "
 	  "reclaim, or all",
-	  NULL, 0, 0 },
+	  NULL, 0, 0, check_kinds },
 	{ "anon_share", PN_OPT_DOUBLE, "0.05", "anonymous memory, share of MemAvailable", NULL, 0,
 	  0.9 },
 	{ "pagecache_share", PN_OPT_DOUBLE, "0.05", "page cache files, share of MemAvailable", NULL,
@@ -91,7 +94,8 @@ static const struct pn_opt pressure_opts[] = {
 	  0, 0 },
 	{ "image_dir", PN_OPT_STRING, "/var/tmp", "where the filesystem image is made", NULL, 0,
 	  0 },
-	{ "fstype", PN_OPT_STRING, "ext4", "filesystem made on the image or device", NULL, 0, 0 },
+	{ "fstype", PN_OPT_ENUM, "ext4", "filesystem made on the image or device (mke2fs)", fstypes,
+	  0, 0 },
 	{ "max_mem_share", PN_OPT_DOUBLE, "0.5",
 	  "refuse sizes above this share of MemAvailable, in [0.01, 0.9]", NULL, 0.01, 0.9 },
 	{ NULL },
@@ -161,33 +165,70 @@ static int pressure_supported(const struct pn_env *env, char *why, size_t whylen
 	return 0;
 }
 
-static int parse_kinds(const char *s, unsigned *kinds)
+/* One kind name (or "all") -> its bits; 0 if unknown. */
+static unsigned kind_bits(const char *name)
 {
-	char buf[256], *save = NULL, *tok;
+	if (!strcmp(name, "all"))
+		return KB(NK) - 1;
+	for (unsigned k = 0; k < NK; k++)
+		if (!strcmp(name, kind_names[k]))
+			return KB(k);
+	return 0;
+}
+
+/* "anon,pagecache" (commas, blanks also separate) -> bits; -EINVAL with the
+ * reason in why: an unknown kind, or an empty one between commas. */
+static int kinds_of(const char *s, unsigned *kinds, char *why, size_t whylen)
+{
+	char buf[256], *p, *next, *save, *tok;
 
 	*kinds = 0;
-	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
-		return pn_error(-EINVAL, "workload pressure: kinds: \"%s\" is too long", s);
-	for (tok = strtok_r(buf, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
-		unsigned k;
-
-		if (!strcmp(tok, "all")) {
-			*kinds |= KB(NK) - 1;
-			continue;
-		}
-		for (k = 0; k < NK && strcmp(tok, kind_names[k]) != 0; k++)
-			;
-		if (k == NK)
-			return pn_error(
-				-EINVAL,
-				"workload pressure: kinds: unknown kind \"%s\" (valid: anon, "
-				"thp, numa_balancing, pagecache, slab, sockets, compaction, "
-				"reclaim, all)",
-				tok);
-		*kinds |= KB(k);
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf)) {
+		snprintf(why, whylen, "the list is longer than %zu characters", sizeof(buf) - 1);
+		return -EINVAL;
 	}
-	if (!*kinds)
-		return pn_error(-EINVAL, "workload pressure: kinds: \"%s\" names no kind", s);
+	for (p = buf; p; p = next) {
+		bool any = false;
+
+		next = strchr(p, ',');
+		if (next)
+			*next++ = '\0';
+		for (tok = strtok_r(p, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+			unsigned b = kind_bits(tok);
+
+			if (!b) {
+				snprintf(why, whylen,
+					 "unknown kind \"%.40s\" (valid: anon, thp, "
+					 "numa_balancing, pagecache, slab, sockets, compaction, "
+					 "reclaim, all)",
+					 tok);
+				return -EINVAL;
+			}
+			*kinds |= b;
+			any = true;
+		}
+		if (!any) {
+			snprintf(why, whylen, "an empty kind in \"%.80s\" (a comma too many?)", s);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* The option's load-time check (params.h): the config error names its path. */
+static int check_kinds(const char *s, char *why, size_t whylen)
+{
+	unsigned kinds;
+
+	return kinds_of(s, &kinds, why, whylen);
+}
+
+static int parse_kinds(const char *s, unsigned *kinds)
+{
+	char why[256];
+
+	if (kinds_of(s, kinds, why, sizeof(why)))
+		return pn_error(-EINVAL, "workload pressure: kinds: %s", why);
 	return 0;
 }
 

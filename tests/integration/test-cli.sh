@@ -174,6 +174,108 @@ EOF
 	fi
 done
 
+# ---- the knob allow-list: a knob outside it needs --allow-knob ----
+msgmax=$(cat /proc/sys/kernel/msgmax)
+cat >"$T/knob.json" <<EOF
+{"name": "knob", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "p", "knobs": {"kernel.msgmax": "$msgmax"}, "workloads": []}]}
+EOF
+"$PN" run "$T/knob.json" -o "$T/knob-refused" >"$T/out" 2>&1
+rc=$?
+if [ $rc -eq 2 ] && grep -qF '$.phases[0].knobs["kernel.msgmax"]: kernel.msgmax (/proc/sys/kernel/msgmax) is not on the knob allow-list' "$T/out" &&
+	grep -qF -- '--allow-knob kernel.msgmax' "$T/out" && [ ! -e "$T/knob-refused" ]; then
+	ok "a knob outside the allow-list: exit 2 naming its JSON path and --allow-knob"
+else
+	notok "a knob outside the allow-list: exit 2 naming its JSON path and --allow-knob" "rc=$rc" "$(tail -n 3 "$T/out")"
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	skip "--allow-knob lets the config set it" "needs root"
+else
+	# the same value written back: the host's msgmax never changes
+	"$PN" run "$T/knob.json" --allow-knob kernel.msgmax -o "$T/knob-ok" >"$T/out" 2>&1
+	rc=$?
+	rec=$(json "$T/knob-ok/run.json" '[(k["path"], k["changed"], k["restored"]) for k in d["points"][0]["iterations"][0]["phases"][0]["knobs"]]' 2>/dev/null)
+	if [ "$rec" = "[('/proc/sys/kernel/msgmax', True, True)]" ]; then
+		ok "--allow-knob kernel.msgmax lets the config set it (exit $rc, $rec)"
+	else
+		notok "--allow-knob kernel.msgmax lets the config set it" "rc=$rc rec=$rec" "$(tail -n 3 "$T/out")"
+	fi
+fi
+
+# ---- provenance: a sysctl another live run holds is not the machine's ----
+mkdir -p "$T/rd"
+si=$(cat /proc/sys/vm/stat_interval)
+# a journal of a live run (pid 1 never dies) that changed vm.stat_interval from 42
+printf '{"pid": 1, "sysroot": "", "command": "run", "entries": [{"kind": "knob", "path": "/proc/sys/vm/stat_interval", "old": "42"}]}' >"$T/rd/journal.1"
+cat >"$T/alt.json" <<'EOF'
+{"name": "alt", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "p", "workloads": []}]}
+EOF
+PNBENCH_RUNDIR=$T/rd "$PN" run -q "$T/alt.json" -o "$T/alt" >"$T/out" 2>&1
+rc=$?
+alt=$(json "$T/alt/run.json" 'd["kernel"].get("sysctls_altered")' 2>/dev/null)
+sc=$(json "$T/alt/run.json" 'd["kernel"]["sysctls"]["vm.stat_interval"]' 2>/dev/null)
+if [ "$alt" = "{'vm.stat_interval': {'machine_value': '42', 'by_pid': 1}}" ] && [ "$sc" = "$si" ] &&
+	$PY "$VALIDATE" "$T/alt" >/dev/null 2>&1; then
+	ok "a sysctl a live run changed is recorded as altered, with the machine's value (exit $rc)"
+else
+	notok "a sysctl a live run changed is recorded as altered" "rc=$rc alt=$alt sysctl=$sc" "$(tail -n 3 "$T/out")"
+fi
+
+# ---- a replayed /proc/vmstat that never ends: refused, in bounded memory ----
+fx=$T/bigfx
+cp -r tests/fixtures/qemu-hmat-4node "$fx"
+rm -f "$fx/proc/vmstat"
+truncate -s 256M "$fx/proc/vmstat" # sparse: 256 MiB of NULs (read whole: RSS above 256 MiB)
+cat >"$T/vm.json" <<'EOF'
+{"name": "vm", "nodes": {"private": "", "dram": "auto"}, "collectors": {"interval": "100ms", "enabled": ["vmstat"]}, "phases": [{"name": "p", "workloads": []}]}
+EOF
+PNBENCH_RUNDIR=$T/rd2 /usr/bin/time -f "%M" -o "$T/rss" timeout 60 "$PN" --sysroot "$fx" run "$T/vm.json" -o "$T/vm" >"$T/out" 2>&1
+rc=$?
+rss=$(tail -n 1 "$T/rss")
+if grep -qF "$fx/proc/vmstat is larger than 16777216 bytes" "$T/out" && [ "${rss:-999999}" -lt 204800 ]; then
+	ok "a 256 MiB replayed proc/vmstat: \"is larger than 16777216 bytes\", max RSS ${rss} kB (exit $rc)"
+else
+	notok "a 256 MiB replayed proc/vmstat is refused in bounded memory" "rc=$rc rss=$rss kB" "$(grep -E 'error|vmstat' "$T/out" | head -n 3)"
+fi
+rm -f "$fx/proc/vmstat"
+mkfifo "$fx/proc/vmstat"
+yes >"$fx/proc/vmstat" 2>/dev/null &
+ypid=$!
+PNBENCH_RUNDIR=$T/rd2 /usr/bin/time -f "%M" -o "$T/rss" timeout 60 "$PN" --sysroot "$fx" run "$T/vm.json" -o "$T/vm2" >"$T/out" 2>&1
+rc=$?
+kill $ypid 2>/dev/null
+wait $ypid 2>/dev/null
+rss=$(tail -n 1 "$T/rss")
+if [ $rc -ne 124 ] && grep -qF "$fx/proc/vmstat is not a regular file" "$T/out" && [ "${rss:-999999}" -lt 204800 ]; then
+	ok "a FIFO fed by yes as proc/vmstat: \"is not a regular file\", max RSS ${rss} kB (exit $rc)"
+else
+	notok "a FIFO fed by yes as proc/vmstat is refused" "rc=$rc rss=$rss kB" "$(grep -E 'error|vmstat' "$T/out" | head -n 3)"
+fi
+
+# ---- command-line limits and odd inputs: a clear message and the right exit ----
+exit_and_says() { # DESC WANT_RC TEXT CMD...: exit WANT_RC and TEXT on stderr, within 10 s
+	local d=$1 want=$2 text=$3 rc
+	shift 3
+	timeout 10 "$@" >"$T/out" 2>"$T/err" </dev/null
+	rc=$?
+	if [ $rc -eq "$want" ] && grep -qF -- "$text" "$T/err"; then ok "$d"; else notok "$d" "rc=$rc" "$(head -c 400 "$T/err")"; fi
+}
+exit_and_says "run -n 1001 is refused like a config's iterations (exit 2)" 2 \
+	'--iterations: "1001" is not a count in [1, 1000]' "$PN" run configs/explicit-private.json -n 1001
+exit_and_says "collect -c of a count beyond long is refused, not saturated (exit 2)" 2 \
+	'--count: "99999999999999999999" is not a count' "$PN" collect -c 99999999999999999999
+exit_and_says "--sysroot without a value says it needs a directory (exit 2)" 2 \
+	'--sysroot needs a directory' "$PN" --sysroot
+mkfifo "$T/fifo.json"
+exit_and_says "a FIFO as CONFIG is refused at once, not read forever (exit 2)" 2 \
+	"config $T/fifo.json is not a regular file" "$PN" run "$T/fifo.json" -o "$T/fifo-out"
+fx=$T/nometer
+cp -r tests/fixtures/qemu-hmat-4node "$fx"
+rm "$fx/sys/devices/system/node/node0/meminfo"
+exit_and_says "list on a machine whose node counters cannot be read: exit 3 naming the file" 3 \
+	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" list
+exit_and_says "collect on the same machine: exit 3 (not 2) naming the file" 3 \
+	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
 	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"

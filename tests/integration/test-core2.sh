@@ -11,6 +11,7 @@ PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
 PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-core2.XXXXXX)
+export PNBENCH_RUNDIR=$T/run # the runs' journals: the kill -9 below leaves one
 trap 'rm -rf "$T"' EXIT
 # The foreign process is built plain (not with the suite's sanitizers, whose
 # shadow memory would be part of its census).
@@ -81,6 +82,7 @@ EOF
 if [ $root -eq 0 ] || [ -z "$cgv" ] || [ "$cgv" = None ]; then
 	skip "a workload killed by memory.max is reported with its cause" "no memory cgroup here: $cgwhy"
 	skip "an expected OOM kill passes" "no memory cgroup here: $cgwhy"
+	skip "a run whose only workload was OOM-killed says so" "no memory cgroup here: $cgwhy"
 else
 	"$PN" run "$T/oom.json" -o "$T/oom" >/dev/null 2>&1
 	rc=$?
@@ -95,6 +97,14 @@ else
 	rc=$?
 	expect "an expected OOM kill (\"expect\": \"oom_kill\") passes its outcome check: exit 0" \
 		"rc=$rc" test $rc -eq 0
+	# a run whose only workload was OOM-killed says so, not "no workload ran"
+	printf '%s\n' '{"name": "oomonly", "nodes": {"dram": "auto"}, "phases": [{"name": "bounded", "workloads": [' \
+		' {"workload": "explicit", "params": {"size": "64M", "chunk": "1M", "nodes": "dram"}, "cgroup": {"memory.max": "16M"}}]}]}' >"$T/oom3.json"
+	"$PN" run "$T/oom3.json" -o "$T/oom3" >/dev/null 2>&1
+	rc=$?
+	why=$(json "$T/oom3/run.json" 'd["status"]["reason"]')
+	expect "a run whose only workload was OOM-killed: exit $rc, status reason: $why" "rc=$rc why=$why" \
+		sh -c "[ $rc -eq 3 ] && echo \"\$1\" | grep -q '^no workload ended as expected: 1 failed (last: oom_kill'" _ "$why"
 fi
 
 # ---- the suite budget holds for the phase's workloads together ----
@@ -171,6 +181,12 @@ $PY "$VALIDATE" "$T/ts" >"$T/ts.val" 2>&1
 vrc=$?
 expect "after kill -9 the time series are on disk ($rows vmstat rows), run.json valid and $st" \
 	"rows=$rows state=$st $(cat "$T/ts.val")" test "$rows" -gt 10 -a "$st" = incomplete -a $vrc -eq 0
+# the killed run's cgroup is in its journal: recover removes it, then runs start again
+"$PN" recover >"$T/rec.out" 2>&1
+rc=$?
+cg=$(sed -n 's/^  cgroup \(.*\): removed$/\1/p' "$T/rec.out" | grep -c "pnbench-$pid\$")
+expect "pnbench recover after kill -9: exit $rc, the run's cgroup removed ($cg), no journal left" \
+	"rc=$rc $(cat "$T/rec.out")" test $rc -eq 0 -a "$cg" = 1 -a ! -e "$PNBENCH_RUNDIR/journal.$pid"
 
 # ---- summaries: foreground workloads that ran, indexed among themselves ----
 cat >"$T/sum.json" <<'EOF'

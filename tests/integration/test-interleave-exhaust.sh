@@ -67,6 +67,19 @@ EOF
 	expect "weight $new on node 0 set through a knob ($knob), in force while it ran, restored to $old ($now)" \
 		"rc=$rc knob=$knob notes=$force now=$now" \
 		test "$rc" = 0 -a "$knob" = "[('weighted_interleave.0', '$new', True)]" -a "$now" = "$old" -a "$force" = "[]"
+	# the automatic mode (file "auto", or "__auto_type" on kernels built
+	# with compiler.h's `#define auto __auto_type`) is a knob and put back
+	afile=
+	for f in "$WIL/auto" "$WIL/__auto_type"; do [ -e "$f" ] && { afile=$f; break; }; done
+	if [ -z "$afile" ]; then
+		skip "weighted interleave mode restored" "no $WIL/auto (kernel before 6.16)"
+	else
+		mnow=$(cat "$afile")
+		# "true" cannot be written back without HMAT bandwidth data (ENODEV): then the record says so
+		mode=$(json "$T/w/run.json" "['restored' if k['restored'] and k['old'] == '$mnow' else 'no bandwidth data, said so' if k['old'] == 'true' and 'no bandwidth data' in (k['error'] or '') else 'left: %s' % k for ph in d['points'][0]['iterations'][0]['phases'] for k in ph['knobs'] if k['path'] == '$afile' and k['new'] == 'false']")
+		expect "weighted interleave mode $afile set false and put back: $mode" "mode=$mode now=$mnow" \
+			test "$mode" = "['restored']" -o "$mode" = "['no bandwidth data, said so']"
+	fi
 fi
 
 # ---- exhaust: curve on DRAM, and a strict bind killed in its cgroup ----

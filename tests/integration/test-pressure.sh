@@ -11,6 +11,7 @@ cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 PY=/usr/bin/python3
 T=$(mktemp -d /var/tmp/pnbench-pressure.XXXXXX)
+export PNBENCH_RUNDIR=$T/run # the runs' journals (journal.h)
 trap 'rm -rf "$T"' EXIT
 n=0
 ok() { n=$((n + 1)); echo "ok $n - $1"; }
@@ -119,4 +120,58 @@ rc=$?
 why=$(json "$T/bad/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["workloads"][0]["reason"]')
 expect "setup failure names its cause in the result: exit $rc, reason: $why" "rc=$rc why=$why" \
 	test $rc -eq 3 -a -n "$(echo "$why" | grep -F "image_dir $T/missing: cannot create an image file")"
+# SIGKILL mid-phase: nothing in the runner can undo, the journal can.  The
+# phase sets vm.stat_interval, the background mounts a scratch fs; the next
+# run refuses while the journal is stale, `pnbench recover` restores the
+# knobs and removes the mount, loop device, image and cgroups; then runs start.
+si=/proc/sys/vm/stat_interval
+si0=$(cat $si)
+sed -e "s/\"duration\": \"1500ms\"/\"duration\": \"20s\"/" \
+	-e "s/\"phases\": \[{\"name\": \"p\", /\"phases\": [{\"name\": \"p\", \"knobs\": {\"vm.stat_interval\": $((si0 == 7 ? 8 : 7))}, /" \
+	"$T/p.json" >"$T/k.json"
+"$PN" run -o "$T/k" "$T/k.json" >/dev/null 2>"$T/k.err" &
+pid=$!
+for _ in $(seq 200); do # until the scratch fs is mounted and the knob set
+	[ "$(grep -c "$T" /proc/self/mounts)" -gt 0 ] && [ "$(cat $si)" != "$si0" ] && break
+	sleep 0.05
+done
+during="si=$(cat $si) mounts=$(grep -c "$T" /proc/self/mounts)"
+kill -9 $pid
+wait $pid 2>/dev/null
+left=$(leftovers)
+cg=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "pnbench-$pid" 2>/dev/null | wc -l)
+expect "SIGKILL mid-phase ($during) leaves a journal ($PNBENCH_RUNDIR/journal.$pid) and the machine changed ($left leftovers, $cg cgroup)" \
+	"$(ls "$PNBENCH_RUNDIR" 2>&1)" test -s "$PNBENCH_RUNDIR/journal.$pid" -a "$left" -gt 0
+"$PN" run -q -o "$T/k2" "$T/bad.json" >/dev/null 2>"$T/k2.err"
+rc=$?
+expect "the next run refuses while the journal is stale: exit 2, names it and pnbench recover, no results" \
+	"rc=$rc $(cat "$T/k2.err")" sh -c "[ $rc -eq 2 ] && grep -q 'journal.$pid' '$T/k2.err' &&
+		grep -q 'pnbench recover' '$T/k2.err' && [ ! -e '$T/k2' ]"
+"$PN" recover >"$T/rec.out" 2>&1
+rc=$?
+left=$(leftovers)
+cg=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "pnbench-$pid" 2>/dev/null | wc -l)
+expect "pnbench recover: exit $rc, stat_interval $(cat $si) (was $si0), nb $(cat $nb 2>/dev/null) (was $nb0), $left mounts/loops/images, $cg cgroups, journal gone" \
+	"$(cat "$T/rec.out")" test $rc -eq 0 -a "$(cat $si)" = "$si0" -a "$(cat $nb 2>/dev/null || echo none)" = "$nb0" \
+	-a "$left" = 0 -a "$cg" = 0 -a ! -e "$PNBENCH_RUNDIR/journal.$pid"
+"$PN" recover >"$T/rec2.out" 2>&1
+rc=$?
+expect "a second recover has nothing to do: exit 0" "rc=$rc $(cat "$T/rec2.out")" \
+	sh -c "[ $rc -eq 0 ] && grep -q 'nothing to recover' '$T/rec2.out'"
+"$PN" run -q -o "$T/k3" "$T/bad.json" >/dev/null 2>&1
+rc=$?
+expect "then the next run starts (exit $rc: its own setup failure, not the journal)" "rc=$rc" \
+	test $rc -eq 3 -a -s "$T/k3/run.json"
+# mke2fs is taken from the system's sbin/bin directories, never from $PATH
+# (the runner is root): a mke2fs first in PATH is not run.
+mkdir -p "$T/fakebin"
+printf '#!/bin/sh\ntouch %s/fake-mke2fs-ran\nexit 1\n' "$T" >"$T/fakebin/mke2fs"
+chmod +x "$T/fakebin/mke2fs"
+printf '%s\n' '{"name": "pathmkfs", "nodes": {"private": "", "dram": "auto"},' \
+	' "phases": [{"name": "p", "workloads": [{"workload": "pressure", "params":' \
+	'  {"kinds": "pagecache", "pagecache_share": 0.001, "image_dir": "'"$T"'/img", "duration": "500ms"}}]}]}' >"$T/path.json"
+PATH="$T/fakebin:$PATH" "$PN" run -q -o "$T/path" "$T/path.json" >/dev/null 2>"$T/path.err"
+rc=$?
+expect "a mke2fs first in PATH is not run (exit $rc)" "rc=$rc $(tail -n 3 "$T/path.err")" \
+	test $rc -eq 0 -a ! -e "$T/fake-mke2fs-ran"
 echo "1..$n"

@@ -226,7 +226,7 @@ static void mkfile(const char *root, const char *rel, const char *text)
 /* Probe the directory: which node files exist (sparse), and their values. */
 static void test_probe_sysroot(void **state)
 {
-	char root[] = "/tmp/pn-wil.XXXXXX", cmd[128];
+	char root[] = "/tmp/pn-wil.XXXXXX", cmd[128], rel[128];
 	struct pn_nodeset have, want;
 	unsigned int v = 0;
 
@@ -244,6 +244,14 @@ static void test_probe_sysroot(void **state)
 	assert_int_equal(v, 7);
 	assert_int_equal(pn_wil_read(5, &v), -ERANGE);
 	assert_true(pn_wil_read(1, &v) < 0);
+	/* the automatic mode's file under either of its names, "auto" first */
+	assert_int_equal(pn_wil_auto_path(rel, sizeof(rel)), -ENOENT);
+	mkfile(root, PN_WIL_DIR "/__auto_type", "true\n");
+	assert_int_equal(pn_wil_auto_path(rel, sizeof(rel)), 0);
+	assert_string_equal(rel, PN_WIL_DIR "/__auto_type");
+	mkfile(root, PN_WIL_DIR "/auto", "true\n");
+	assert_int_equal(pn_wil_auto_path(rel, sizeof(rel)), 0);
+	assert_string_equal(rel, PN_WIL_DIR "/auto");
 	pn_sysroot_set(NULL);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	assert_int_equal(system(cmd), 0);
@@ -339,6 +347,7 @@ static void test_run_weighted(void **state)
  * weights and weights without the weighted policy are config errors. */
 static void test_weights_to_knobs(void **state)
 {
+	char autop[128];
 	struct wlt c;
 
 	(void)state;
@@ -352,8 +361,11 @@ static void test_weights_to_knobs(void **state)
 	assert_true(c.w.nknobs >= 1);
 	assert_string_equal(c.w.knobs[c.w.nknobs - 1].key, "weighted_interleave.0");
 	assert_string_equal(c.w.knobs[c.w.nknobs - 1].value, "3");
-	if (pn_exists(PN_WIL_DIR "/auto"))
+	if (!pn_wil_auto_path(autop, sizeof(autop))) {
+		/* the mode is a knob too, set first so it is restored last */
+		assert_string_equal(c.w.knobs[0].key, autop);
 		assert_string_equal(c.w.knobs[0].value, "false");
+	}
 	wlt_fini(&c, false);
 	ctx_init(&c, "{\"size\":\"1M\",\"nodes\":\"0\",\"weights\":\"3,1\"}");
 	assert_int_equal(W->setup(&c.w), -EINVAL);

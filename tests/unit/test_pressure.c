@@ -237,15 +237,35 @@ static void test_option_table(void **state)
 
 static void test_bad_params(void **state)
 {
+	/* refused when the config loads, naming the option's path */
+	static const char *const bad_at_load[] = {
+		"{\"kinds\":\"anon,pagecahce\"}", "{\"kinds\":\",\"}",
+		"{\"kinds\":\"anon,,x\"}",	  "{\"kinds\":\"\"}",
+		"{\"fstype\":\"xfs\"}",
+	};
 	static const char *const bad[] = {
-		"{\"kinds\":\"anon,pagecahce\"}",
-		"{\"kinds\":\",\"}",
 		"{\"kinds\":\"anon\",\"anon_share\":0}",
 		"{\"kinds\":\"pagecache\",\"pagecache_share\":0}",
 	};
 	struct wlt c;
+	cJSON *out = NULL;
 
 	(void)state;
+	for (size_t i = 0; i < PN_ARRAY_SIZE(bad_at_load); i++) {
+		cJSON *in = cJSON_Parse(bad_at_load[i]);
+
+		assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &out), -EINVAL);
+		assert_null(out);
+		cJSON_Delete(in);
+	}
+	/* blanks separate kinds too */
+	{
+		cJSON *in = cJSON_Parse("{\"kinds\":\"anon pagecache, slab\"}");
+
+		assert_int_equal(pn_params_resolve(W->opts, in, "test", "$.params", &out), 0);
+		cJSON_Delete(in);
+		cJSON_Delete(out);
+	}
 	for (size_t i = 0; i < PN_ARRAY_SIZE(bad); i++) {
 		ctx_init(&c, bad[i]);
 		assert_int_equal(W->setup(&c.w), -EINVAL);
@@ -478,6 +498,7 @@ static void test_reclaim_without_v2(void **state)
 
 static void test_scratch_errors(void **state)
 {
+	struct pn_scratch_fs fs;
 	struct wlt c;
 
 	(void)state;
@@ -486,11 +507,8 @@ static void test_scratch_errors(void **state)
 	ctx_init(&c, "{\"kinds\":\"slab\",\"files\":10,\"device\":\"/dev/pnbench-none\"}");
 	assert_int_equal(W->setup(&c.w), -ENOENT);
 	wlt_fini(&c, true);
-	/* mkfs fails: the image it made is removed */
-	ctx_init(&c, "{\"kinds\":\"slab\",\"files\":10,\"fstype\":\"nosuchfs\"}");
-	assert_true(W->setup(&c.w) < 0);
-	assert_int_equal(entries(imgdir), 0);
-	wlt_fini(&c, true);
+	/* mkfs fails (a type the option would refuse): the image it made is removed */
+	assert_true(pn_scratch_fs_make(&fs, "", imgdir, 16 << 20, "nosuchfs") < 0);
 	assert_int_equal(entries(imgdir), 0);
 }
 
