@@ -59,10 +59,21 @@
 
 static const char *const filter_choices[] = { "auto", "none", NULL };
 
+/* ring_pages: the kernel maps a ring of 2^n data pages */
+static int check_pow2(const char *s, char *why, size_t whylen)
+{
+	unsigned long long v = strtoull(s, NULL, 10);
+
+	if (v && !(v & (v - 1)))
+		return 0;
+	snprintf(why, whylen, "is not a power of two");
+	return -EINVAL;
+}
+
 static const struct pn_opt perf_opts[] = {
 	{ "nodes", PN_OPT_NODES, "private", "nodes whose pages are classified and tracked" },
 	{ "ring_pages", PN_OPT_INT, "2048", "ring buffer data pages per CPU (power of two)", NULL,
-	  8, 65536, .pow2 = true },
+	  8, 65536, check_pow2 },
 	{ "wakeup", PN_OPT_SIZE, "512K", "wake the reader when a ring holds this much", NULL, 0,
 	  0 },
 	{ "examples", PN_OPT_INT, "8", "first N general allocations kept per node", NULL, 0, 1000 },

@@ -357,7 +357,7 @@ static int parse_verdict(struct parser *ps, const cJSON *v)
 static int parse_top(struct parser *ps)
 {
 	static const char *const keys[] = {
-		"name",	      "description", "nodes",	 "iterations", "collectors", "phases",
+		"name",	      "description", "nodes",  "iterations", "collectors", "phases",
 		"background", "thresholds",  "limits", "verdict",    NULL,
 	};
 	const cJSON *r = ps->root, *v;

@@ -331,7 +331,8 @@ static int parse_events(struct parser *ps, const cJSON *v)
 	ps->tmpl.events_off = false;
 	if (!v)
 		return 0;
-	if (!cJSON_IsString(v) || (strcmp(v->valuestring, "auto") && strcmp(v->valuestring, "off")))
+	if (!cJSON_IsString(v) ||
+	    (strcmp(v->valuestring, "auto") != 0 && strcmp(v->valuestring, "off") != 0))
 		return pn_cfg_perr(ps, "$.collectors.events",
 				   "must be \"auto\" (the event collector runs where the kernel "
 				   "allows it) or \"off\" (counters only)");

@@ -326,9 +326,13 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 			break;
 		}
 		ret = check_range(o, file, vpath, d);
-		if (!ret && o->pow2 && (d < 1 || ((uint64_t)d & ((uint64_t)d - 1))))
-			ret = pn_error(-EINVAL, "%s: %s: %g is not a power of two", file, vpath,
-				       d);
+		if (!ret && o->check) {
+			char text[32], why[160] = "";
+
+			snprintf(text, sizeof(text), "%.0f", d);
+			if (o->check(text, why, sizeof(why)))
+				ret = pn_error(-EINVAL, "%s: %s: %g %s", file, vpath, d, why);
+		}
 		if (!ret)
 			*out = cJSON_CreateNumber(d);
 		break;

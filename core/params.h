@@ -37,10 +37,10 @@ struct pn_opt {
 	const char *help;
 	const char *const *choices; /* PN_OPT_ENUM: NULL-terminated */
 	double min, max;	    /* numeric range; min == max == 0: unchecked */
-	/* PN_OPT_STRING: what the text must say, checked when the config
-	 * loads (0, or -EINVAL with the reason in why); NULL: any string */
+	/* PN_OPT_STRING, and PN_OPT_INT as decimal text: what the value must
+	 * say, checked when the config loads (0, or -EINVAL with the reason in
+	 * why); NULL: any value */
 	int (*check)(const char *s, char *why, size_t whylen);
-	bool pow2;		    /* PN_OPT_INT: a power of two */
 };
 
 /* Resolved values: a cJSON object holding every option of the table in

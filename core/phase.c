@@ -456,8 +456,7 @@ static void finish_slot(struct phase *p, struct slot *s)
 	/* a run the user interrupted stopped its workloads: no failed check */
 	if (!pn_should_stop())
 		pn_res_check(&s->w.res, "outcome", as_expected, "runner", expect, "%s%s%s",
-			     pn_end_name(s->out.end), s->out.detail[0] ? ": " : "",
-			     s->out.detail);
+			     pn_end_name(s->out.end), s->out.detail[0] ? ": " : "", s->out.detail);
 	if (s->w.ops->outcome)
 		s->w.ops->outcome(&s->w, &s->out);
 	if (s->child.has_cg) {

@@ -328,8 +328,8 @@ static void counters_seen(struct phase *p, const struct pn_node_acct *a)
 		return;
 	if (a->before.failed || a->after.failed)
 		snprintf(why, sizeof(r->counters_why[0]),
-			 "node %d: counters unreadable in phase \"%.64s\": %s", a->node, p->ph->name,
-			 p->read_why[0] ? p->read_why : "no reading");
+			 "node %d: counters unreadable in phase \"%.64s\": %s", a->node,
+			 p->ph->name, p->read_why[0] ? p->read_why : "no reading");
 	else if (a->before.unsettled || a->after.unsettled)
 		snprintf(why, sizeof(r->counters_why[0]),
 			 "node %d: the %s reading never settled in phase \"%s\" (%d passes)",

@@ -131,8 +131,8 @@ static void coll_not_run(struct run *r, const struct pn_config_coll *cc, cJSON *
 	cJSON_AddStringToObject(cj, "status", status);
 	cJSON_AddStringToObject(cj, "reason", why);
 	if (cc->ops->kind == PN_COLL_EVENT && !r->events_on)
-		snprintf(r->events_why, sizeof(r->events_why), "%s %s: %s", cc->ops->name,
-			 status, why);
+		snprintf(r->events_why, sizeof(r->events_why), "%s %s: %s", cc->ops->name, status,
+			 why);
 	if (!cc->automatic && strcmp(status, "off") != 0)
 		note_failed(r->coll_failed, sizeof(r->coll_failed), cc->ops->name, why);
 }

@@ -50,18 +50,18 @@ struct run {
 	int exec_failed;	    /* --exec: the command exited non-zero or was killed */
 	const struct pn_config *c0; /* thresholds and roles come from point 0 */
 	/* the verdict's sources (verdict.c) */
-	bool events_on;			       /* an event collector runs */
-	char events_why[256];		       /* why not, when !events_on */
-	char coll_failed[384];		       /* requested collectors that did not run */
-	char (*counters_why)[320];	       /* per node: first failure of its counters */
-	uint64_t sample_iv_ms;		       /* node sampling interval (largest) */
-	int phases_sampled;		       /* phases whose private nodes were sampled */
-	int min_samples;		       /* fewest settled samples of a private node */
-	uint64_t min_samples_phase_ns;	       /* the duration of that phase */
+	char (*counters_why)[320];     /* per node: first failure of its counters */
+	uint64_t sample_iv_ms;	       /* node sampling interval (largest) */
+	uint64_t min_samples_phase_ns; /* the duration of the phase with the fewest */
+	int phases_sampled;	       /* phases whose private nodes were sampled */
+	int min_samples;	       /* fewest settled samples of a private node */
 	/* how the run ended, for the one exit code (verdict.c) */
-	bool finished;	 /* the last write: the verdict is final */
-	int stop_signal; /* interrupted by this signal */
-	bool run_error;	 /* a phase failed or results could not be written */
+	int stop_signal;       /* interrupted by this signal */
+	bool finished;	       /* the last write: the verdict is final */
+	bool run_error;	       /* a phase failed or results could not be written */
+	bool events_on;	       /* an event collector runs */
+	char events_why[256];  /* why not, when !events_on */
+	char coll_failed[384]; /* requested collectors that did not run */
 	char stop_reason[160];
 	char last_why[256]; /* last skip/failure reason printed */
 	int phase_seq;	    /* phases run so far (cgroup leaf names) */

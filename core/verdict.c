@@ -322,8 +322,9 @@ static bool judge_sources(const struct run *r, cJSON *v, cJSON *reasons)
 	}
 	if (r->c0->require_events && !r->events_on) {
 		incon = true;
-		reason(reasons, "inconclusive: the config requires events (verdict.require), and "
-				"there are none: %s",
+		reason(reasons,
+		       "inconclusive: the config requires events (verdict.require), and "
+		       "there are none: %s",
 		       r->events_why);
 	}
 	if (r->events_on || pn_nodeset_empty(&r->roles.private_nodes)) {
@@ -351,8 +352,10 @@ int pn_verdict_code(const struct pn_verdict_in *in, const char **result)
 		const char *result;
 		int code;
 	} table[] = {
-		{ "fail", PN_EXIT_VERDICT },	     { "error", PN_EXIT_ERROR },
-		{ "inconclusive", PN_EXIT_INCONCLUSIVE }, { "not_applicable", PN_EXIT_SKIP },
+		{ "fail", PN_EXIT_VERDICT },
+		{ "error", PN_EXIT_ERROR },
+		{ "inconclusive", PN_EXIT_INCONCLUSIVE },
+		{ "not_applicable", PN_EXIT_SKIP },
 		{ "pass", PN_EXIT_PASS },
 	};
 	int k;
@@ -361,12 +364,11 @@ int pn_verdict_code(const struct pn_verdict_in *in, const char **result)
 		*result = "interrupted";
 		return 128 + in->signal;
 	}
-	if (in->leak)
+	/* a leak found wins over a failed run; a failed run over failed checks */
+	if (in->leak || (in->checks_failed && !in->run_failed))
 		k = 0;
 	else if (in->run_failed)
 		k = 1;
-	else if (in->checks_failed)
-		k = 0;
 	else if (in->inconclusive)
 		k = 2;
 	else if (in->nothing_ran || !in->judged)

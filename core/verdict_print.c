@@ -112,8 +112,8 @@ void pn_results_print(struct run *r)
 		       n->string, cJSON_GetObjectItem(n, "general_pages_max")->valuedouble,
 		       cJSON_GetObjectItem(src, "counters")->valuedouble, evs,
 		       !cJSON_IsTrue(cJSON_GetObjectItem(n, "pass")) ? "FAIL"
-		       : incon					      ? "INCONCLUSIVE"
-								      : "PASS");
+		       : incon					     ? "INCONCLUSIVE"
+								     : "PASS");
 	}
 	printf("checks: %d passed, %d failed\n", cJSON_GetObjectItem(checks, "passed")->valueint,
 	       cJSON_GetObjectItem(checks, "failed")->valueint);

@@ -558,13 +558,14 @@ static void test_events_default(void **state)
 	assert_int_equal(cs.points[0].ncoll, 1);
 	pn_config_set_free(&cs);
 	parse_ok("{\"name\": \"e\", " MINIMAL_PHASES "}", &cs);
-	r = cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved, "collectors"), "enabled");
+	r = cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved, "collectors"),
+				"enabled");
 	assert_int_equal(cJSON_GetArraySize(r), 0); /* perf is implied, not listed */
-	assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved,
-								    "collectors"),
-						"events")
-				    ->valuestring,
-			    "auto");
+	assert_string_equal(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(cs.points[0].resolved, "collectors"),
+				    "events")
+			->valuestring,
+		"auto");
 	pn_config_set_free(&cs);
 }
 

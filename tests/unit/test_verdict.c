@@ -28,39 +28,40 @@ static void test_order(void **state)
 {
 	(void)state;
 	/* the user's signal: interrupted, whatever else happened */
-	assert_int_equal(code_of((struct pn_verdict_in){ .signal = 2, .leak = true,
-							  .checks_failed = true },
-				 "interrupted"),
-			 130);
-	assert_int_equal(code_of((struct pn_verdict_in){ .signal = 15, .judged = true },
-				 "interrupted"),
-			 143);
+	assert_int_equal(
+		code_of((struct pn_verdict_in){ .signal = 2, .leak = true, .checks_failed = true },
+			"interrupted"),
+		130);
+	assert_int_equal(
+		code_of((struct pn_verdict_in){ .signal = 15, .judged = true }, "interrupted"),
+		143);
 	/* a leak found wins over a failed run and over "nothing ran" */
-	assert_int_equal(code_of((struct pn_verdict_in){ .leak = true, .run_failed = true },
-				 "fail"),
-			 PN_EXIT_VERDICT);
-	assert_int_equal(code_of((struct pn_verdict_in){ .leak = true, .nothing_ran = true,
-							  .judged = true },
-				 "fail"),
-			 PN_EXIT_VERDICT);
+	assert_int_equal(
+		code_of((struct pn_verdict_in){ .leak = true, .run_failed = true }, "fail"),
+		PN_EXIT_VERDICT);
+	assert_int_equal(
+		code_of((struct pn_verdict_in){ .leak = true, .nothing_ran = true, .judged = true },
+			"fail"),
+		PN_EXIT_VERDICT);
 	/* a failed run wins over failed checks and inconclusive sources */
 	assert_int_equal(code_of((struct pn_verdict_in){ .run_failed = true,
-							  .checks_failed = true,
-							  .inconclusive = true },
+							 .checks_failed = true,
+							 .inconclusive = true },
 				 "error"),
 			 PN_EXIT_ERROR);
 	assert_int_equal(code_of((struct pn_verdict_in){ .checks_failed = true,
-							  .inconclusive = true, .judged = true },
+							 .inconclusive = true,
+							 .judged = true },
 				 "fail"),
 			 PN_EXIT_VERDICT);
 	/* a failed source is never a pass */
 	assert_int_equal(code_of((struct pn_verdict_in){ .inconclusive = true, .judged = true },
 				 "inconclusive"),
 			 PN_EXIT_INCONCLUSIVE);
-	assert_int_equal(code_of((struct pn_verdict_in){ .inconclusive = true,
-							  .nothing_ran = true },
-				 "inconclusive"),
-			 PN_EXIT_INCONCLUSIVE);
+	assert_int_equal(
+		code_of((struct pn_verdict_in){ .inconclusive = true, .nothing_ran = true },
+			"inconclusive"),
+		PN_EXIT_INCONCLUSIVE);
 	assert_int_equal(code_of((struct pn_verdict_in){ .nothing_ran = true, .judged = true },
 				 "not_applicable"),
 			 PN_EXIT_SKIP);
