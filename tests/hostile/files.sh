@@ -44,7 +44,7 @@ expect "a run.json FIFO: exit $rc (2), the error names it" \
 # -o itself a symlink to a directory: refused, nothing written into the target
 mkdir "$T/real"
 ln -s "$T/real" "$T/link"
-"$PN" run -q -o "$T/link" "$cfg" >/dev/null 2>"$T/link.err"
+pnrun run -q -o "$T/link" "$cfg" >/dev/null 2>"$T/link.err"
 rc=$?
 expect "-o a symlink: exit $rc (2), refused naming its target, nothing written there" \
 	"rc=$rc $(ls "$T/real") $(tail -n 2 "$T/link.err")" \
@@ -52,10 +52,10 @@ expect "-o a symlink: exit $rc (2), refused naming its target, nothing written t
 
 # --force over an earlier run whose vmstat.csv is a hard link of another file
 d=$T/force
-"$PN" run -q -o "$d" "$cfg" >/dev/null 2>&1
+pnrun run -q -o "$d" "$cfg" >/dev/null 2>&1
 rm -f "$d/vmstat.csv"
 ln "$T/target" "$d/vmstat.csv"
-"$PN" run -q --force -o "$d" "$cfg" >/dev/null 2>"$d.err"
+pnrun run -q --force -o "$d" "$cfg" >/dev/null 2>"$d.err"
 rc=$?
 val=$($PY "$VALIDATE" "$d" 2>&1)
 vrc=$?
@@ -64,4 +64,5 @@ expect "--force over a hard-linked vmstat.csv: exit $rc, the other name keeps it
 	test $rc -eq 0 -a "$(cat "$T/target")" = precious -a $vrc -eq 0
 expect "no temporary file left in the results directory" "$(ls "$d")" \
 	test -z "$(find "$d" -name '*.tmp*')"
+truth_report
 echo "1..$n"

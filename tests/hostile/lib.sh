@@ -5,6 +5,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
+# shellcheck source=tests/integration/tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/tap.sh"
 PY=/usr/bin/python3
 export VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /var/tmp/pnbench-hostile.XXXXXX)

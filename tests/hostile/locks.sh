@@ -70,7 +70,7 @@ expect "its phase began after the first's ended ($t0b > $t1a, monotonic ns)" "t1
 mkdir -p "${LOCK%/*}"
 exec 9>>"$LOCK"
 wait_for flock -n 9
-"$PN" run --no-wait -q -o "$T/nw" "$T/one.json" >/dev/null 2>"$T/nw.err" 9>&-
+pnrun run --no-wait -q -o "$T/nw" "$T/one.json" >/dev/null 2>"$T/nw.err" 9>&-
 rc=$?
 # waiting for it, then SIGINT: exit 130 at once, nothing left
 "$PN" run -o "$T/wi" "$T/one.json" >/dev/null 2>"$T/wi.err" 9>&- &
@@ -84,7 +84,7 @@ expect "SIGINT while waiting for the host lock: exit $rc_wi (130)" "$(cat "$T/wi
 	test $rc_wi -eq 130
 expect "--no-wait while another holds $LOCK: exit $rc (2), says so" "$(cat "$T/nw.err")" \
 	test $rc -eq 2 -a -n "$(grep -F "$LOCK" "$T/nw.err")"
-"$PN" run --no-wait -q -o "$T/nw2" "$T/one.json" >/dev/null 2>"$T/nw2.err"
+pnrun run --no-wait -q -o "$T/nw2" "$T/one.json" >/dev/null 2>"$T/nw2.err"
 rc=$?
 expect "--no-wait with the lock free: runs (exit $rc)" "$(tail -n 2 "$T/nw2.err")" test $rc -eq 0
 
@@ -100,9 +100,9 @@ wait $a 2>/dev/null
 rrc=$?
 expect "  ... pnbench recover undoes the killed run (exit $rrc), the knob is back ($(cat $si), was $si0)" \
 	"$(cat "$T/k9r.out")" test $rrc -eq 0 -a "$(cat $si)" = "$si0"
-"$PN" run --no-wait -q -o "$T/k9b" "$T/one.json" >/dev/null 2>"$T/k9b.err"
+pnrun run --no-wait -q -o "$T/k9b" "$T/one.json" >/dev/null 2>"$T/k9b.err"
 rc=$?
-"$PN" run -q --force -o "$T/k9" "$T/one.json" >/dev/null 2>"$T/k9c.err"
+pnrun run -q --force -o "$T/k9" "$T/one.json" >/dev/null 2>"$T/k9c.err"
 rc2=$?
 expect "right after a kill -9 mid-phase, --no-wait runs (exit $rc) and the directory is free (exit $rc2)" \
 	"$(cat "$T/k9b.err" "$T/k9c.err")" test $rc -eq 0 -a $rc2 -eq 0
@@ -123,4 +123,5 @@ expect "a knob changed behind the run: changed_behind $cb ($((si1 + 5))) in its 
 	test "$cb" = $((si1 + 5)) -a -n "$(grep -F 'changed behind' "$T/bh.err")" -a $vrc -eq 0
 expect "... and the original value restored all the same ($(cat $si), was $si0)" "" \
 	test "$(cat $si)" = "$si0"
+truth_report
 echo "1..$n"

@@ -16,14 +16,14 @@ cg=/sys/fs/cgroup/memory/pnbench-hostile-$$
 tr=/sys/kernel/tracing/instances/pnbench-hostile-$$
 trap 'rmdir "$cg/sub" "$cg" "$tr" 2>/dev/null; cleanup_host' EXIT
 
-"$PN" run -q -o "" "$cfg" >/dev/null 2>"$T/e.err"
+pnrun run -q -o "" "$cfg" >/dev/null 2>"$T/e.err"
 rc=$?
 expect "-o \"\": exit $rc (2), says so" "$(cat "$T/e.err")" \
 	test $rc -eq 2 -a -n "$(grep -F 'empty directory name' "$T/e.err")"
 
 long=$T/$(printf 'd%.0s' $(seq 250))
 for _ in $(seq 17); do long=$long/$(printf 'd%.0s' $(seq 250)); done
-"$PN" run -q -o "$long" "$cfg" >/dev/null 2>"$T/l.err"
+pnrun run -q -o "$long" "$cfg" >/dev/null 2>"$T/l.err"
 rc=$?
 made=$(find "$T" -mindepth 1 -type d | wc -l)
 expect "-o of ${#long} bytes: exit $rc (2), nothing created ($made directories)" "$(cat "$T/l.err")" \
@@ -36,7 +36,7 @@ for d in "$cg" "$cg/sub" "$tr" /proc/pnbench-hostile-$$; do
 	*) fs=/proc ;;
 	esac
 	[ -d "$fs" ] || { skip "-o $d refused" "no $fs here"; continue; }
-	"$PN" run -q -o "$d" "$cfg" >/dev/null 2>"$T/p.err"
+	pnrun run -q -o "$d" "$cfg" >/dev/null 2>"$T/p.err"
 	rc=$?
 	expect "-o $d: exit $rc (2), refused by filesystem type, not created" "$(cat "$T/p.err")" \
 		test $rc -eq 2 -a ! -e "$d" -a ! -e "$cg" -a -n "$(grep -F 'real filesystem' "$T/p.err")"
@@ -125,4 +125,5 @@ EOF
 		"$res $(tail -n 3 "$T/perf.err")" \
 		test "$perf_st" = ok -a -n "$(grep -E 'before=0 after=0$' <<<"$res")"
 fi
+truth_report
 echo "1..$n"

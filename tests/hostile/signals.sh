@@ -81,10 +81,10 @@ for sig in HUP QUIT; do
 done
 
 # SIGPIPE: stdout and stderr into a pipe whose reader is gone at once.
-"$PN" run -q -o "$T/plain" --exec -- true >/dev/null 2>&1
+pnrun run -q -o "$T/plain" --exec -- true >/dev/null 2>&1
 want=$?
 before=$(stale_cgroups | sort)
-"$PN" run -o "$T/pipe" --exec -- true 2>&1 | head -c0
+pnrun run -o "$T/pipe" --exec -- true 2>&1 | head -c0
 rc=${PIPESTATUS[0]}
 after=$(stale_cgroups | sort)
 new=$(comm -13 <(echo "$before") <(echo "$after") | grep -c .)
@@ -98,4 +98,5 @@ expect "stdout and stderr gone: run.json $st, no cgroup left ($new new)" \
 timeout 20 "$PN" collect -i 100ms 2>/dev/null | head -n 1 >/dev/null
 rc=${PIPESTATUS[0]}
 expect "pnbench collect | head -n 1: ends when the reader is gone (exit $rc)" "rc=$rc" test "$rc" -eq 0
+truth_report
 echo "1..$n"

@@ -4,6 +4,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 PY=/usr/bin/python3
 VALIDATE=results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-it.XXXXXX)
@@ -59,7 +61,7 @@ rc=$?
 if [ $rc -eq 2 ]; then ok "unknown command exits 2"; else notok "unknown command exits 2" "got $rc"; fi
 
 # ---- smoke run: complete, valid, CSVs ----
-"$PN" run configs/smoke.json -o "$T/smoke" >"$T/smoke.out" 2>"$T/smoke.err"
+pnrun run configs/smoke.json -o "$T/smoke" >"$T/smoke.out" 2>"$T/smoke.err"
 rc=$?
 if [ $rc -eq 0 ]; then ok "smoke run exits 0"; else notok "smoke run exits 0" "rc=$rc" "$(tail -n 5 "$T/smoke.err")"; fi
 check "smoke run.json is valid against the schema (and its CSVs)" $PY $VALIDATE "$T/smoke"
@@ -73,19 +75,19 @@ if grep -q '"pnbench: ' "$T/smoke/run.json"; then notok "no log text inside run.
 if [ -s "$T/smoke/topology.xml" ] && grep -q "<topology" "$T/smoke/topology.xml"; then ok "hwloc topology.xml saved with the results"; else notok "hwloc topology.xml saved with the results"; fi
 
 # refusing to overwrite
-"$PN" run configs/smoke.json -o "$T/smoke" >/dev/null 2>"$T/ow.err"
+pnrun run configs/smoke.json -o "$T/smoke" >/dev/null 2>"$T/ow.err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "exists" "$T/ow.err"; then ok "an existing run.json is not overwritten without --force"; else notok "an existing run.json is not overwritten without --force" "rc=$rc"; fi
 
 # ---- bad input ----
 printf '{"name": "x",\n "phases": [ }' >"$T/broken.json"
-"$PN" run "$T/broken.json" -o "$T/broken" >/dev/null 2>"$T/broken.err"
+pnrun run "$T/broken.json" -o "$T/broken" >/dev/null 2>"$T/broken.err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "broken.json" "$T/broken.err" && grep -q "line 2" "$T/broken.err"; then ok "invalid JSON: exit 2, names the file and line"; else notok "invalid JSON: exit 2, names the file and line" "rc=$rc" "$(cat "$T/broken.err")"; fi
-"$PN" run /nonexistent/x.json -o "$T/nx" >/dev/null 2>"$T/nx.err"
+pnrun run /nonexistent/x.json -o "$T/nx" >/dev/null 2>"$T/nx.err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "/nonexistent/x.json" "$T/nx.err"; then ok "missing config: exit 2 naming the file"; else notok "missing config: exit 2 naming the file" "rc=$rc"; fi
-"$PN" run configs/smoke.json --private 999 -o "$T/p999" >/dev/null 2>"$T/p999.err"
+pnrun run configs/smoke.json --private 999 -o "$T/p999" >/dev/null 2>"$T/p999.err"
 rc=$?
 if [ $rc -eq 2 ] && grep -q "999" "$T/p999.err"; then ok "a private node that does not exist: exit 2 naming it"; else notok "a private node that does not exist: exit 2 naming it" "rc=$rc" "$(cat "$T/p999.err")"; fi
 
@@ -94,21 +96,21 @@ cat >"$T/guard.json" <<'EOF'
 {"name": "guard", "nodes": {"private": "auto"}, "limits": {"max_mem_share": 0.01},
  "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "1T", "nodes": "all", "max_mem_share": 0.9}}]}]}
 EOF
-"$PN" run "$T/guard.json" -o "$T/guard" >/dev/null 2>"$T/guard.err"
+pnrun run "$T/guard.json" -o "$T/guard" >/dev/null 2>"$T/guard.err"
 rc=$?
 if [ $rc -eq 3 ] && grep -q "1% of MemAvailable" "$T/guard.err"; then ok "limits.max_mem_share refuses a 1 TiB explicit allocation (exit 3, no OOM)"; else notok "limits.max_mem_share refuses a 1 TiB explicit allocation" "rc=$rc" "$(tail -n 2 "$T/guard.err")"; fi
 st=$(json "$T/guard/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["workloads"][0]["status"]' 2>/dev/null)
 if [ "$st" = failed ]; then ok "the refused workload is recorded as failed with its reason"; else notok "the refused workload is recorded as failed" "status=$st"; fi
 
 # ---- --exec: characterize a command ----
-"$PN" run --exec -o "$T/exec" -- sh -c 'head -c 8388608 /dev/zero > /dev/null' >"$T/exec.out" 2>"$T/exec.err"
+pnrun run --exec -o "$T/exec" -- sh -c 'head -c 8388608 /dev/zero > /dev/null' >"$T/exec.out" 2>"$T/exec.err"
 rc=$?
 if [ $rc -eq 0 ]; then ok "run --exec -- CMD exits 0"; else notok "run --exec -- CMD exits 0" "rc=$rc" "$(tail -n 3 "$T/exec.err")"; fi
 check "--exec run.json is valid" $PY $VALIDATE "$T/exec"
 code=$(json "$T/exec/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["exec"]["exit_code"]' 2>/dev/null)
 if [ "$code" = 0 ]; then ok "--exec records the command's exit code"; else notok "--exec records the command's exit code" "got $code"; fi
 
-"$PN" run --exec -o "$T/nxcmd" -- /nonexistent/command >/dev/null 2>"$T/nxcmd.err"
+pnrun run --exec -o "$T/nxcmd" -- /nonexistent/command >/dev/null 2>"$T/nxcmd.err"
 rc=$?
 st=$(json "$T/nxcmd/run.json" 'd["status"]["state"]' 2>/dev/null)
 if [ $rc -eq 3 ] && [ "$st" = failed ] && grep -q "/nonexistent/command" "$T/nxcmd.err"; then ok "--exec of a missing command: exit 3, run marked failed"; else notok "--exec of a missing command: exit 3, run marked failed" "rc=$rc state=$st"; fi
@@ -119,7 +121,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "verdict fails when general allocations land on a private-role node" "needs root for exact counters (stat_refresh)"
 else
 	f="$T/cache.bin"
-	"$PN" run --private 0 --exec -o "$T/leak" -- sh -c "head -c 134217728 /dev/zero > $f; sync" >"$T/leak.out" 2>"$T/leak.err"
+	pnrun run --private 0 --exec -o "$T/leak" -- sh -c "head -c 134217728 /dev/zero > $f; sync" >"$T/leak.out" 2>"$T/leak.err"
 	rc=$?
 	gen=$(json "$T/leak/run.json" 'd["verdict"]["nodes"]["0"]["general_pages_max"]' 2>/dev/null)
 	if [ $rc -eq 1 ] && [ "${gen:-0}" -ge 8192 ]; then
@@ -179,7 +181,7 @@ msgmax=$(cat /proc/sys/kernel/msgmax)
 cat >"$T/knob.json" <<EOF
 {"name": "knob", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "p", "knobs": {"kernel.msgmax": "$msgmax"}, "workloads": []}]}
 EOF
-"$PN" run "$T/knob.json" -o "$T/knob-refused" >"$T/out" 2>&1
+pnrun run "$T/knob.json" -o "$T/knob-refused" >"$T/out" 2>&1
 rc=$?
 if [ $rc -eq 2 ] && grep -qF '$.phases[0].knobs["kernel.msgmax"]: kernel.msgmax (/proc/sys/kernel/msgmax) is not on the knob allow-list' "$T/out" &&
 	grep -qF -- '--allow-knob kernel.msgmax' "$T/out" && [ ! -e "$T/knob-refused" ]; then
@@ -191,7 +193,7 @@ if [ "$(id -u)" -ne 0 ]; then
 	skip "--allow-knob lets the config set it" "needs root"
 else
 	# the same value written back: the host's msgmax never changes
-	"$PN" run "$T/knob.json" --allow-knob kernel.msgmax -o "$T/knob-ok" >"$T/out" 2>&1
+	pnrun run "$T/knob.json" --allow-knob kernel.msgmax -o "$T/knob-ok" >"$T/out" 2>&1
 	rc=$?
 	rec=$(json "$T/knob-ok/run.json" '[(k["path"], k["changed"], k["restored"]) for k in d["points"][0]["iterations"][0]["phases"][0]["knobs"]]' 2>/dev/null)
 	if [ "$rec" = "[('/proc/sys/kernel/msgmax', True, True)]" ]; then
@@ -209,7 +211,7 @@ printf '{"pid": 1, "sysroot": "", "command": "run", "entries": [{"kind": "knob",
 cat >"$T/alt.json" <<'EOF'
 {"name": "alt", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "p", "workloads": []}]}
 EOF
-PNBENCH_RUNDIR=$T/rd "$PN" run -q "$T/alt.json" -o "$T/alt" >"$T/out" 2>&1
+PNBENCH_RUNDIR=$T/rd pnrun run -q "$T/alt.json" -o "$T/alt" >"$T/out" 2>&1
 rc=$?
 alt=$(json "$T/alt/run.json" 'd["kernel"].get("sysctls_altered")' 2>/dev/null)
 sc=$(json "$T/alt/run.json" 'd["kernel"]["sysctls"]["vm.stat_interval"]' 2>/dev/null)
@@ -283,7 +285,8 @@ else
 	cat >"$T/il.json" <<'EOF'
 {"name": "il", "nodes": {"private": "auto"}, "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "16M", "nodes": "all", "policy": "interleave"}}]}]}
 EOF
-	check "explicit interleave across every node" "$PN" run "$T/il.json" -o "$T/il"
+	check "explicit interleave across every node" pnrun run "$T/il.json" -o "$T/il"
 fi
 
+truth_report
 echo "1..$n"

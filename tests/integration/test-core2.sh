@@ -8,6 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-core2.XXXXXX)
@@ -32,13 +34,13 @@ wl0='d["points"][0]["iterations"][0]["phases"][0]["workloads"][0]'
 [ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
 root=0
 [ "$(id -u)" -eq 0 ] && root=1
-"$PN" run configs/smoke.json -o "$T/probe" >/dev/null 2>"$T/probe.err"
+pnrun run configs/smoke.json -o "$T/probe" >/dev/null 2>"$T/probe.err"
 cgv=$(json "$T/probe/run.json" 'd["accounting"]["cgroup"]["version"]')
 cgwhy=$(json "$T/probe/run.json" 'd["accounting"]["cgroup"]["reason"]')
 
 # ---- output directory ----
 touch "$T/afile"
-"$PN" run configs/smoke.json -o "$T/afile" >"$T/o.out" 2>"$T/o.err"
+pnrun run configs/smoke.json -o "$T/afile" >"$T/o.out" 2>"$T/o.err"
 rc=$?
 expect "-o naming a regular file: exit 2 before anything runs" "rc=$rc $(cat "$T/o.err")" \
 	test $rc -eq 2 -a ! -s "$T/o.out"
@@ -56,14 +58,14 @@ expect "two runs started together get two result directories ($dirs), both valid
 cat >"$T/nonode.json" <<'EOF'
 {"name": "nonode", "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"nodes": "7", "size": "4M", "chunk": "1M"}}]}]}
 EOF
-"$PN" run "$T/nonode.json" -o "$T/nonode" >/dev/null 2>"$T/nonode.err"
+pnrun run "$T/nonode.json" -o "$T/nonode" >/dev/null 2>"$T/nonode.err"
 rc=$?
 grep -q 'workloads\[0\].params.nodes: node(s) 7 have no memory' "$T/nonode.err"
 expect "a workload naming a node this machine lacks: exit 2 naming the field" \
 	"rc=$rc $(cat "$T/nonode.err")" test $rc -eq 2 -a $? -eq 0
 
 # ---- --exec failures are visible ----
-"$PN" run -o "$T/ex3" --exec -- sh -c 'exit 3' >"$T/ex3.out" 2>&1
+pnrun run -o "$T/ex3" --exec -- sh -c 'exit 3' >"$T/ex3.out" 2>&1
 rc=$?
 st=$(json "$T/ex3/run.json" 'd["status"]["state"]')
 why=$(json "$T/ex3/run.json" '"; ".join(d["verdict"]["reasons"])')
@@ -84,7 +86,7 @@ if [ $root -eq 0 ] || [ -z "$cgv" ] || [ "$cgv" = None ]; then
 	skip "an expected OOM kill passes" "no memory cgroup here: $cgwhy"
 	skip "a run whose only workload was OOM-killed says so" "no memory cgroup here: $cgwhy"
 else
-	"$PN" run "$T/oom.json" -o "$T/oom" >/dev/null 2>&1
+	pnrun run "$T/oom.json" -o "$T/oom" >/dev/null 2>&1
 	rc=$?
 	end=$(json "$T/oom/run.json" "${wl0}[\"outcome\"][\"end\"]")
 	st=$(json "$T/oom/run.json" "${wl0}[\"status\"]")
@@ -93,14 +95,14 @@ else
 		"rc=$rc end=$end status=$st after=$after" \
 		test $rc -eq 3 -a "$end" = oom_kill -a "$st" = failed -a "$after" = ok
 	sed 's/"cgroup": {"memory.max": "16M"}}/"cgroup": {"memory.max": "16M"}, "expect": "oom_kill"}/' "$T/oom.json" >"$T/oom2.json"
-	"$PN" run "$T/oom2.json" -o "$T/oom2" >/dev/null 2>&1
+	pnrun run "$T/oom2.json" -o "$T/oom2" >/dev/null 2>&1
 	rc=$?
 	expect "an expected OOM kill (\"expect\": \"oom_kill\") passes its outcome check: exit 0" \
 		"rc=$rc" test $rc -eq 0
 	# a run whose only workload was OOM-killed says so, not "no workload ran"
 	printf '%s\n' '{"name": "oomonly", "nodes": {"dram": "auto"}, "phases": [{"name": "bounded", "workloads": [' \
 		' {"workload": "explicit", "params": {"size": "64M", "chunk": "1M", "nodes": "dram"}, "cgroup": {"memory.max": "16M"}}]}]}' >"$T/oom3.json"
-	"$PN" run "$T/oom3.json" -o "$T/oom3" >/dev/null 2>&1
+	pnrun run "$T/oom3.json" -o "$T/oom3" >/dev/null 2>&1
 	rc=$?
 	why=$(json "$T/oom3/run.json" 'd["status"]["reason"]')
 	expect "a run whose only workload was OOM-killed: exit $rc, status reason: $why" "rc=$rc why=$why" \
@@ -116,7 +118,7 @@ EOF
 avail=$(awk '/MemAvailable/ {printf "%d", $2 / 1024}' /proc/meminfo)
 big=$((avail * 3 / 10))M
 sed "s/\"1G\"/\"$big\"/g" "$T/budget.json" >"$T/budget2.json"
-"$PN" run "$T/budget2.json" -o "$T/budget" >/dev/null 2>&1
+pnrun run "$T/budget2.json" -o "$T/budget" >/dev/null 2>&1
 rc=$?
 why=$(json "$T/budget/run.json" "${wl0}[\"reason\"]")
 expect "two workloads of 30% of MemAvailable each are refused together (limit 50%): exit 3" \
@@ -135,7 +137,7 @@ else
  "workloads": [{"workload": "explicit", "params": {"size": "32M", "chunk": "1M", "nodes": "dram"}}]}]}
 EOF
 	sed 's/ITER/1/' "$T/knob.json" >"$T/knob1.json"
-	"$PN" run "$T/knob1.json" -o "$T/knob1" >/dev/null 2>&1
+	pnrun run "$T/knob1.json" -o "$T/knob1" >/dev/null 2>&1
 	now=$(cat /proc/sys/vm/stat_interval)
 	rec=$(json "$T/knob1/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["knobs"][0]')
 	expect "a phase knob is set and restored (vm.stat_interval $old -> $new -> $now)" "$rec" \
@@ -194,7 +196,7 @@ cat >"$T/sum.json" <<'EOF'
  "background": [{"workload": "explicit", "params": {"size": "4M", "chunk": "1M", "nodes": "dram"}}],
  "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "8M", "chunk": "1M", "nodes": "dram"}}]}]}
 EOF
-"$PN" run "$T/sum.json" -o "$T/sum" >"$T/sum.out" 2>&1
+pnrun run "$T/sum.json" -o "$T/sum" >"$T/sum.out" 2>&1
 rc=$?
 idx=$(json "$T/sum/run.json" 'sorted(set((e["workload_index"], e["values"][0]) for e in d["points"][0]["summary"]["metrics"] if e["name"] == "pages_total"))')
 expect "the summary holds the foreground workload only, as index 0 ($idx)" "rc=$rc idx=$idx" \
@@ -211,7 +213,7 @@ else
 		cat >"$T/acc$mb.json" <<EOF
 {"name": "acc", "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "${mb}M", "chunk": "1M", "nodes": "dram"}}]}]}
 EOF
-		"$PN" run "$T/acc$mb.json" -o "$T/acc$mb" >/dev/null 2>&1
+		pnrun run "$T/acc$mb.json" -o "$T/acc$mb" >/dev/null 2>&1
 	done
 	c16=$(json "$T/acc16/run.json" "${wl0}[\"placement\"][\"per_node\"][\"0\"]")
 	c48=$(json "$T/acc48/run.json" "${wl0}[\"placement\"][\"per_node\"][\"0\"]")
@@ -233,7 +235,7 @@ if [ -x "$LEAK" ]; then
 {"name": "report-only", "nodes": {"private": "0"}, "thresholds": {"general_pages": -1},
  "phases": [{"name": "exec", "workloads": []}]}
 EOF
-	"$PN" run "$T/report-only.json" -o "$T/ro" --exec -- "$LEAK" 4096 0 500 >/dev/null 2>&1
+	pnrun run "$T/report-only.json" -o "$T/ro" --exec -- "$LEAK" 4096 0 500 >/dev/null 2>&1
 	rc=$?
 	g=$(json "$T/ro/run.json" 'd["verdict"]["nodes"]["0"]["general_pages_max"]')
 	expect "general_pages -1 reports the general pages ($g on node 0) without failing the verdict (exit $rc)" \
@@ -247,7 +249,7 @@ cat >"$T/where.json" <<'EOF'
             {"name": "squeeze", "workloads": [
               {"workload": "pressure", "params": {"kinds": "anon", "anon_share": 0.01, "threads": 1, "duration": "1s"}}]}]}
 EOF
-"$PN" run "$T/where.json" -o "$T/where" >/dev/null 2>&1
+pnrun run "$T/where.json" -o "$T/where" >/dev/null 2>&1
 rc=$?
 vw='d["verdict"]["nodes"]["0"]["worst"]'
 w=$(json "$T/where/run.json" "${vw}[\"phase\"] + \" \" + \",\".join(${vw}[\"pressure_active\"]) + \" \" + str(int(${vw}[\"kinds\"].get(\"anon\", 0)))")
@@ -260,7 +262,7 @@ expect "a failed verdict names the phase of the worst general pages and the pres
 if [ -x "$LEAK" ]; then
 	ex='d["points"][0]["iterations"][0]["phases"][0]["exec"]'
 	for p in 5000 9000; do
-		"$PN" run -o "$T/leak$p" --exec -- "$LEAK" $p 0 >/dev/null 2>&1
+		pnrun run -o "$T/leak$p" --exec -- "$LEAK" $p 0 >/dev/null 2>&1
 	done
 	l5=$(json "$T/leak5000/run.json" "${ex}[\"last_anon_pages_per_node\"][\"0\"]")
 	l9=$(json "$T/leak9000/run.json" "${ex}[\"last_anon_pages_per_node\"][\"0\"]")
@@ -273,4 +275,5 @@ if [ -x "$LEAK" ]; then
 else
 	skip "--exec census at the command's exit" "$LEAK not built"
 fi
+truth_report
 echo "1..$n"

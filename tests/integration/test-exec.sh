@@ -10,6 +10,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-exec.XXXXXX)
@@ -57,7 +59,7 @@ else
 	skip "without a memory cgroup the command runs as a plain child, with a note" \
 		"needs root and setpriv to run as another user"
 fi
-"$PN" run -o "$T/probe" --exec -- true >/dev/null 2>&1
+pnrun run -o "$T/probe" --exec -- true >/dev/null 2>&1
 cgv=$(json "$T/probe/run.json" 'd["accounting"]["cgroup"]["version"]')
 cgwhy=$(json "$T/probe/run.json" 'd["accounting"]["cgroup"]["reason"]')
 if [ -z "$cgv" ] || [ "$cgv" = None ]; then
@@ -117,7 +119,7 @@ cat >"$T/ro.json" <<'EOF'
 EOF
 if [ -x "$LEAK" ]; then
 	N=8192
-	"$PN" run "$T/ro.json" -o "$T/child" --exec -- sh -c \
+	pnrun run "$T/ro.json" -o "$T/child" --exec -- sh -c \
 		"$LEAK $N 0 30000 2>$T/placed & echo \$! >$T/child.pid; while ! grep -q placed $T/placed; do sleep 0.05; done; exit 0" \
 		>/dev/null 2>"$T/child.err"
 	rc=$?
@@ -172,7 +174,7 @@ for mode in explicit general; do
 	flag=
 	[ $mode = explicit ] && flag=--explicit
 	# shellcheck disable=SC2086 # $flag is one word or none
-	"$PN" run "$T/ro.json" -o "$T/pc-$mode" --exec $flag -- sh -c \
+	pnrun run "$T/ro.json" -o "$T/pc-$mode" --exec $flag -- sh -c \
 		"head -c ${MB}M /dev/zero >$T/pc-$mode.file; sync" >/dev/null 2>"$T/pc-$mode.err"
 done
 P=$((MB * 256))
@@ -204,7 +206,7 @@ else
  "collectors": {"enabled": [{"name": "perf", "params": {"page_owner": 0}}]},
  "phases": [{"name": "exec", "workloads": []}]}
 EOF
-	"$PN" run "$T/perf.json" -o "$T/perf" --explicit --exec -- sh -c "$LEAK 4096 0" >/dev/null 2>"$T/perf.err"
+	pnrun run "$T/perf.json" -o "$T/perf" --explicit --exec -- sh -c "$LEAK 4096 0" >/dev/null 2>"$T/perf.err"
 	rc=$?
 	st=$(json "$T/perf/run.json" "[c[\"status\"] for c in d[\"collectors\"] if c[\"collector\"] == \"perf\"]")
 	xp=$(json "$T/perf/run.json" "int(${ph}[\"events\"][\"perf\"][\"nodes\"][\"0\"][\"explicit_pages\"])")
@@ -216,4 +218,5 @@ EOF
 			"rc=$rc xp=$xp" test "$xp" -ge 4096 -a $rc -eq 0
 	fi
 fi
+truth_report
 echo "1..$n"

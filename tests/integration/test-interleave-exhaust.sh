@@ -10,6 +10,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 PY=/usr/bin/python3
 T=$(mktemp -d /tmp/pnbench-ie.XXXXXX)
 trap 'rm -rf "$T"' EXIT
@@ -37,7 +39,7 @@ cat >"$T/il.json" <<EOF
 {"name": "il", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "il", "workloads": [
  {"workload": "interleave", "params": {"size": "16M", "nodes": "dram", "policy": $pol, "thp": [false, true]}}]}]}
 EOF
-"$PN" run "$T/il.json" -o "$T/il" >"$T/il.out" 2>&1
+pnrun run "$T/il.json" -o "$T/il" >"$T/il.out" 2>&1
 rc=$?
 npts=$(json "$T/il/run.json" 'len(d["points"])')
 exact=$(json "$T/il/run.json" "sum(1 for w in $W for c in w['checks'] if c['name'].startswith('every page on the node') and c['pass'])")
@@ -58,7 +60,7 @@ else
 {"name": "w", "nodes": {"private": "", "dram": "auto"}, "phases": [{"name": "w", "workloads": [
  {"workload": "interleave", "params": {"size": "4M", "nodes": "0", "weights": "$new"}}]}]}
 EOF
-	"$PN" run "$T/w.json" -o "$T/w" >/dev/null 2>&1
+	pnrun run "$T/w.json" -o "$T/w" >/dev/null 2>&1
 	rc=$?
 	knob=$(json "$T/w/run.json" '[(k["key"], k["new"], k["restored"]) for ph in d["points"][0]["iterations"][0]["phases"] for k in ph["knobs"] if k["key"].startswith("weighted")]')
 	# a weight unreadable or not in force is a note (the fault-in note is not)
@@ -89,7 +91,7 @@ cat >"$T/ex.json" <<'EOF'
  {"name": "strict", "workloads": [{"workload": "exhaust", "params": {"size": "96M", "nodes": "dram", "policy": "bind"},
    "cgroup": {"memory.max": "32M"}, "expect": "killed", "timeout": "120s"}]}]}
 EOF
-"$PN" run "$T/ex.json" -o "$T/ex" >"$T/ex.out" 2>&1
+pnrun run "$T/ex.json" -o "$T/ex" >"$T/ex.out" 2>&1
 rc=$?
 cgv=$(json "$T/ex/run.json" 'd["accounting"]["cgroup"]["version"]')
 f='d["points"][0]["iterations"][0]["phases"][0]["workloads"][0]'
@@ -113,4 +115,5 @@ else
 		test "$rc" = 0 -a "$end" = oom_kill -a "$allpass" = 1 -a "$note" = 1 -a "${srows:-0}" -gt 0 -a "${srows:-99}" -lt 16
 fi
 expect "exhaust run.json is valid" "$($PY results/schema/validate.py "$T/ex" 2>&1 | tail -n 2)" valid "$T/ex"
+truth_report
 echo "1..$n"

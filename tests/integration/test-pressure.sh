@@ -9,6 +9,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 PY=/usr/bin/python3
 T=$(mktemp -d /var/tmp/pnbench-pressure.XXXXXX)
 export PNBENCH_RUNDIR=$T/run # the runs' journals (journal.h)
@@ -63,7 +65,7 @@ EOF
 	done
 	echo "$v" >"$T/nb-during"
 ) &
-"$PN" run -o "$T/r" "$T/p.json" >"$T/r.out" 2>"$T/r.err"
+pnrun run -o "$T/r" "$T/p.json" >"$T/r.out" 2>"$T/r.err"
 rc=$?
 wait
 j=$T/r/run.json
@@ -115,7 +117,7 @@ expect "SIGINT mid-phase: exit 130, knob restored, no mount, loop device or imag
 printf '%s\n' '{"name": "badimg", "nodes": {"private": "auto", "dram": "auto"},' \
 	' "phases": [{"name": "p", "workloads": [{"workload": "pressure", "params":' \
 	'  {"kinds": "pagecache", "image_dir": "'"$T"'/missing", "duration": "1s"}}]}]}' >"$T/bad.json"
-"$PN" run -q -o "$T/bad" "$T/bad.json" >/dev/null 2>&1
+pnrun run -q -o "$T/bad" "$T/bad.json" >/dev/null 2>&1
 rc=$?
 why=$(json "$T/bad/run.json" 'd["points"][0]["iterations"][0]["phases"][0]["workloads"][0]["reason"]')
 expect "setup failure names its cause in the result: exit $rc, reason: $why" "rc=$rc why=$why" \
@@ -142,7 +144,7 @@ left=$(leftovers)
 cg=$(find /sys/fs/cgroup -maxdepth 4 -type d -name "pnbench-$pid" 2>/dev/null | wc -l)
 expect "SIGKILL mid-phase ($during) leaves a journal ($PNBENCH_RUNDIR/journal.$pid) and the machine changed ($left leftovers, $cg cgroup)" \
 	"$(ls "$PNBENCH_RUNDIR" 2>&1)" test -s "$PNBENCH_RUNDIR/journal.$pid" -a "$left" -gt 0
-"$PN" run -q -o "$T/k2" "$T/bad.json" >/dev/null 2>"$T/k2.err"
+pnrun run -q -o "$T/k2" "$T/bad.json" >/dev/null 2>"$T/k2.err"
 rc=$?
 expect "the next run refuses while the journal is stale: exit 2, names it and pnbench recover, no results" \
 	"rc=$rc $(cat "$T/k2.err")" sh -c "[ $rc -eq 2 ] && grep -q 'journal.$pid' '$T/k2.err' &&
@@ -158,7 +160,7 @@ expect "pnbench recover: exit $rc, stat_interval $(cat $si) (was $si0), nb $(cat
 rc=$?
 expect "a second recover has nothing to do: exit 0" "rc=$rc $(cat "$T/rec2.out")" \
 	sh -c "[ $rc -eq 0 ] && grep -q 'nothing to recover' '$T/rec2.out'"
-"$PN" run -q -o "$T/k3" "$T/bad.json" >/dev/null 2>&1
+pnrun run -q -o "$T/k3" "$T/bad.json" >/dev/null 2>&1
 rc=$?
 expect "then the next run starts (exit $rc: its own setup failure, not the journal)" "rc=$rc" \
 	test $rc -eq 3 -a -s "$T/k3/run.json"
@@ -170,8 +172,9 @@ chmod +x "$T/fakebin/mke2fs"
 printf '%s\n' '{"name": "pathmkfs", "nodes": {"private": "", "dram": "auto"},' \
 	' "phases": [{"name": "p", "workloads": [{"workload": "pressure", "params":' \
 	'  {"kinds": "pagecache", "pagecache_share": 0.001, "image_dir": "'"$T"'/img", "duration": "500ms"}}]}]}' >"$T/path.json"
-PATH="$T/fakebin:$PATH" "$PN" run -q -o "$T/path" "$T/path.json" >/dev/null 2>"$T/path.err"
+PATH="$T/fakebin:$PATH" pnrun run -q -o "$T/path" "$T/path.json" >/dev/null 2>"$T/path.err"
 rc=$?
 expect "a mke2fs first in PATH is not run (exit $rc)" "rc=$rc $(tail -n 3 "$T/path.err")" \
 	test $rc -eq 0 -a ! -e "$T/fake-mke2fs-ran"
+truth_report
 echo "1..$n"

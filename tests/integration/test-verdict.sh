@@ -8,6 +8,8 @@ set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-verdict.XXXXXX)
@@ -34,7 +36,7 @@ FX=tests/fixtures/qemu-3node-memonly
 # ---- a zoneinfo that does not parse: inconclusive, never pass ----
 cp -r "$FX" "$T/bad"
 sed -i 's/pages free/pages fr33/' "$T/bad/proc/zoneinfo"
-"$PN" --sysroot "$T/bad" run -q --private 1,2 -o "$T/z" --exec -- true >"$T/z.out" 2>"$T/z.err"
+pnrun --sysroot "$T/bad" run -q --private 1,2 -o "$T/z" --exec -- true >"$T/z.out" 2>"$T/z.err"
 rc=$?
 res=$(json "$T/z/run.json" 'd["verdict"]["result"]')
 why=$(json "$T/z/run.json" 'd["verdict"]["nodes"]["1"]["inconclusive_reason"]')
@@ -48,7 +50,7 @@ expect "  ... run.json is valid against the schema" "$(cat "$T/z.val")" test $? 
 truth "$T/z" $rc
 
 # ---- counters only: the verdict names what it cannot see ----
-"$PN" --sysroot "$FX" run -q --private 1,2 --no-events -o "$T/c" --exec -- true >"$T/c.out" 2>&1
+pnrun --sysroot "$FX" run -q --private 1,2 --no-events -o "$T/c" --exec -- true >"$T/c.out" 2>&1
 rc=$?
 line=$(grep '^verdict:' "$T/c.out")
 iv=$(json "$T/c/run.json" 'd["verdict"]["blind_spot"]["sample_interval_ms"]')
@@ -61,7 +63,7 @@ cat >"$T/req.json" <<'CFG'
 {"name": "req", "nodes": {"private": "1,2"}, "phases": [{"name": "p", "workloads": []}],
  "verdict": {"require": ["events"]}}
 CFG
-"$PN" --sysroot "$FX" run -q "$T/req.json" --no-events -o "$T/r" --exec -- true >"$T/r.out" 2>&1
+pnrun --sysroot "$FX" run -q "$T/req.json" --no-events -o "$T/r" --exec -- true >"$T/r.out" 2>&1
 rc=$?
 why=$(json "$T/r/run.json" '[x for x in d["verdict"]["reasons"] if "requires events" in x][0]')
 expect "verdict.require [\"events\"] without events: exit 5 ($why)" "rc=$rc $(tail -n 3 "$T/r.out")" \
@@ -73,14 +75,14 @@ cat >"$T/ring.json" <<'CFG'
 {"name": "ring", "collectors": {"enabled": [{"name": "perf", "params": {"ring_pages": 9}}]},
  "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": "4M", "nodes": "dram"}}]}]}
 CFG
-"$PN" run -q "$T/ring.json" -o "$T/ring" >"$T/ring.out" 2>"$T/ring.err"
+pnrun run -q "$T/ring.json" -o "$T/ring" >"$T/ring.out" 2>"$T/ring.err"
 rc=$?
 expect "perf ring_pages 9: exit 2 naming the field, nothing written" "rc=$rc $(cat "$T/ring.err")" \
 	test $rc -eq 2 -a ! -e "$T/ring/run.json"
 expect "  ... $(head -n1 "$T/ring.err")" "$(cat "$T/ring.err")" \
 	grep -q 'collectors.enabled\[0\].params.ring_pages: 9 is not a power of two' "$T/ring.err"
 sed 's/"ring_pages": 9/"nodes": "7"/' "$T/ring.json" >"$T/node7.json"
-"$PN" run -q "$T/node7.json" -o "$T/node7" >/dev/null 2>"$T/node7.err"
+pnrun run -q "$T/node7.json" -o "$T/node7" >/dev/null 2>"$T/node7.err"
 rc=$?
 expect "perf naming node 7, which this machine lacks: exit 2 naming the field" \
 	"rc=$rc $(cat "$T/node7.err")" grep -q 'collectors.enabled\[0\].params.nodes: node(s) 7 have no memory' "$T/node7.err"
@@ -91,7 +93,7 @@ cat >"$T/vm.json" <<'CFG'
 {"name": "vm", "nodes": {"private": "1,2"}, "collectors": {"enabled": ["vmstat"]},
  "phases": [{"name": "p", "workloads": []}]}
 CFG
-"$PN" --sysroot "$T/bad2" run -q "$T/vm.json" -o "$T/vm" --exec -- true >"$T/vm.out" 2>"$T/vm.err"
+pnrun --sysroot "$T/bad2" run -q "$T/vm.json" -o "$T/vm" --exec -- true >"$T/vm.out" 2>"$T/vm.err"
 rc=$?
 why=$(json "$T/vm/run.json" '[x for x in d["verdict"]["reasons"] if "did not run" in x][0]')
 expect "a listed collector that cannot open: exit 5, not pass ($why)" \
@@ -102,11 +104,12 @@ truth "$T/vm" $rc
 if [ "$(id -u)" -ne 0 ]; then
 	ok "events by default on the host # SKIP needs root for the perf collector"
 else
-	"$PN" run -q configs/smoke.json -o "$T/s" >"$T/s.out" 2>"$T/s.err"
+	pnrun run -q configs/smoke.json -o "$T/s" >"$T/s.out" 2>"$T/s.err"
 	rc=$?
 	st=$(json "$T/s/run.json" '[(c["collector"], c["requested"], c["status"]) for c in d["collectors"] if c["collector"] == "perf"]')
 	expect "configs/smoke.json runs the perf collector though it lists none: $st" \
 		"rc=$rc $(grep perf "$T/s.err")" grep -q "('perf', False, '\(ok\|skipped\)')" <<<"$st"
 	truth "$T/s" $rc
 fi
+truth_report
 echo "1..$n"

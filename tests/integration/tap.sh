@@ -1,0 +1,45 @@
+# shellcheck shell=bash
+# Sourced by the integration scripts (after PN is set): pnrun, the one way
+# they run pnbench in the foreground.  It runs "$PN" ARGS and, when the run
+# wrote a run.json under its -o DIR, checks that the file's
+# verdict.exit_code is the exit status the process returned (one exit
+# truth); truth_report, called before the plan line, turns what it saw into
+# one test with the script's own ok/notok.  A run.json the run did not write
+# (refused before it, an older one) or a verdict still "incomplete" (a run
+# killed mid-phase) is not checked.
+TRUTH_LOG=$(mktemp /tmp/pnbench-truth.XXXXXX)
+TRUTH_N=0
+pnrun() {
+	local rc out='' prev='' a got before=none
+	for a in "$@"; do
+		case $prev in -o | --output) out=$a ;; esac
+		case $a in --output=*) out=${a#--output=} ;; -o?*) out=${a#-o} ;; esac
+		prev=$a
+	done
+	# what was there before: a run.json the run writes is a new file (an
+	# atomic rename: another inode), whatever the clock's granularity
+	[ -n "$out" ] && before=$(stat -c '%i %y' "$out/run.json" 2>/dev/null || echo none)
+	"$PN" "$@"
+	rc=$?
+	if [ -n "$out" ] && [ -f "$out/run.json" ] &&
+		[ "$(stat -c '%i %y' "$out/run.json" 2>/dev/null)" != "$before" ]; then
+		got=$(/usr/bin/python3 -c 'import json, sys
+v = json.load(open(sys.argv[1]))["verdict"].get("exit_code")
+print("null" if v is None else v)' "$out/run.json" 2>/dev/null)
+		if [ "$got" != null ]; then
+			TRUTH_N=$((TRUTH_N + 1))
+			[ "$got" = "$rc" ] ||
+				echo "pnbench $*: exit $rc, run.json verdict.exit_code ${got:-unreadable}" >>"$TRUTH_LOG"
+		fi
+	fi
+	return $rc
+}
+truth_report() {
+	local d="run.json's verdict.exit_code is the process's exit status in each of the $TRUTH_N runs checked"
+	if [ -s "$TRUTH_LOG" ]; then
+		notok "$d" "$(cat "$TRUTH_LOG")"
+	elif [ "$TRUTH_N" -gt 0 ]; then
+		ok "$d"
+	fi
+	rm -f "$TRUTH_LOG"
+}
