@@ -143,6 +143,7 @@ int pn_atomic_commit(struct pn_atomic_file *af)
 {
 	int err = 0;
 
+	errno = 0;
 	if (fflush(af->f) || ferror(af->f) || fsync(fileno(af->f)))
 		err = errno ? -errno : -EIO;
 	if (fclose(af->f) && !err)
@@ -168,9 +169,12 @@ int pn_atomic_writeat(int dirfd, const char *dir, const char *path, const char *
 
 	if (ret)
 		return ret;
+	errno = 0;
 	if (fwrite(data, 1, len, f) != len) {
+		/* the write's own errno (ENOSPC, EDQUOT), before fclose can change it */
+		ret = errno ? -errno : -EIO;
 		pn_atomic_abort(&af);
-		return -EIO;
+		return ret;
 	}
 	return pn_atomic_commit(&af);
 }

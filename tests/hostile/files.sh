@@ -64,5 +64,17 @@ expect "--force over a hard-linked vmstat.csv: exit $rc, the other name keeps it
 	test $rc -eq 0 -a "$(cat "$T/target")" = precious -a $vrc -eq 0
 expect "no temporary file left in the results directory" "$(ls "$d")" \
 	test -z "$(find "$d" -name '*.tmp*')"
+# A full disk: the error says so (ENOSPC), not "Input/output error"
+mkdir "$T/full"
+if mount -t tmpfs -o size=4k pnbench-full "$T/full" 2>/dev/null; then
+	pnrun run -q -o "$T/full/r" "$cfg" >/dev/null 2>"$T/full.err"
+	rc=$?
+	expect "results on a full filesystem: exit $rc (3), the error says No space left on device" \
+		"rc=$rc $(head -n 2 "$T/full.err")" \
+		test $rc -eq 3 -a -n "$(grep -F "No space left on device" "$T/full.err")"
+	umount "$T/full"
+else
+	skip "results on a full filesystem" "cannot mount a tmpfs here"
+fi
 truth_report
 echo "1..$n"
