@@ -10,22 +10,6 @@ PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
 PY=/usr/bin/python3
 export VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /var/tmp/pnbench-hostile.XXXXXX)
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() {
-	n=$((n + 1))
-	echo "not ok $n - $1"
-	shift
-	local l
-	for l in "$@"; do echo "#   $l"; done
-}
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-expect() { # expect DESC DETAIL CMD...
-	local d=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
-}
-json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 need_root() {
 	[ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
 	[ "$(id -u)" -eq 0 ] || { echo "1..0 # SKIP needs root ($1)"; exit 4; }

@@ -1,12 +1,31 @@
 # shellcheck shell=bash
-# Sourced by the integration scripts (after PN is set): pnrun, the one way
-# they run pnbench in the foreground.  It runs "$PN" ARGS and, when the run
-# wrote a run.json under its -o DIR, checks that the file's
+# Sourced by the integration scripts (after PN is set): the TAP helpers (ok,
+# notok, skip, expect; json prints a field of a JSON file) and pnrun, the one
+# way they run pnbench in the foreground.  pnrun runs "$PN" ARGS and, when
+# the run wrote a run.json under its -o DIR, checks that the file's
 # verdict.exit_code is the exit status the process returned (one exit
 # truth); truth_report, called before the plan line, turns what it saw into
-# one test with the script's own ok/notok.  A run.json the run did not write
-# (refused before it, an older one) or a verdict still "incomplete" (a run
-# killed mid-phase) is not checked.
+# one test.  A run.json the run did not write (refused before it, an older
+# one) or a verdict still "incomplete" (a run killed mid-phase) is not
+# checked.
+n=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+notok() {
+	n=$((n + 1))
+	echo "not ok $n - $1"
+	shift
+	local l
+	for l in "$@"; do echo "#   $l"; done
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+expect() { # expect DESC DETAIL CMD...: ok when CMD succeeds, else DETAIL
+	local d=$1 detail=$2
+	shift 2
+	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
+}
+# json FILE EXPR: print EXPR of the JSON document d in FILE
+json() { ${PY:-/usr/bin/python3} -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+
 TRUTH_LOG=$(mktemp /tmp/pnbench-truth.XXXXXX)
 TRUTH_N=0
 pnrun() {

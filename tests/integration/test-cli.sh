@@ -10,11 +10,7 @@ PY=/usr/bin/python3
 VALIDATE=results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-it.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
 
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 check() { # check DESC CMD...: ok when CMD succeeds
 	local d=$1
 	shift

@@ -19,16 +19,6 @@ trap 'rm -rf "$T"' EXIT
 # shadow memory would be part of its census).
 LEAK=$T/pn-leak
 cc -O2 -o "$LEAK" tests/tools/pn-leak.c -lnuma 2>/dev/null || rm -f "$LEAK"
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-expect() { # expect DESC DETAIL CMD...
-	local d=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
-}
-json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 wl0='d["points"][0]["iterations"][0]["phases"][0]["workloads"][0]'
 
 [ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }

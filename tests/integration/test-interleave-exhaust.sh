@@ -15,16 +15,6 @@ PN=${PNBENCH_BIN:-build/pnbench}
 PY=/usr/bin/python3
 T=$(mktemp -d /tmp/pnbench-ie.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-expect() { # expect DESC DETAIL CMD...
-	local d=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
-}
-json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 valid() { $PY results/schema/validate.py "$1" >/dev/null 2>&1; }
 # every workload of every phase of every point: W
 W='[w for p in d["points"] for i in p["iterations"] for ph in i["phases"] for w in ph["workloads"]]'

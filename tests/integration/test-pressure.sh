@@ -15,15 +15,6 @@ PY=/usr/bin/python3
 T=$(mktemp -d /var/tmp/pnbench-pressure.XXXXXX)
 export PNBENCH_RUNDIR=$T/run # the runs' journals (journal.h)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-expect() { # expect DESC DETAIL CMD...
-	local d=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
-}
-json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 # metric NAME LABEL of the pressure workload with role ROLE
 metric() {
 	json "$1" "[m['value'] for ph in d['points'][0]['iterations'][0]['phases'] for w in ph['workloads'] if w['workload'] == 'pressure' and w['role'] == '$2' for m in w['metrics'] if m['name'] == '$3' and ','.join('%s=%s' % kv for kv in m['labels'].items()) == '$4'][0]"

@@ -14,15 +14,6 @@ PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
 T=$(mktemp -d /tmp/pnbench-verdict.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-expect() { # expect DESC DETAIL CMD...
-	local d=$1 detail=$2
-	shift 2
-	if "$@"; then ok "$d"; else notok "$d" "$detail"; fi
-}
-json() { $PY -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 # run.json's verdict.exit_code must be the exit status the process returned
 truth() { # truth DIR RC
 	local got
