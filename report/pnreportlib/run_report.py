@@ -42,7 +42,8 @@ def isolation_model(run):
         tot = sum(worst[1].values()) if worst[0] else 0
         vmax = (vnodes.get(node) or {}).get("general_pages_max", tot)
         if vnodes.get(node, {}).get("inconclusive"):
-            concl[int(node)] = f"node {node} (private): inconclusive (lost events)"
+            why = vnodes[node].get("inconclusive_reason") or "lost events"
+            concl[int(node)] = f"node {node} (private): inconclusive ({why})"
         elif not vmax:
             concl[int(node)] = f"node {node} (private): no general allocation in any phase"
         else:
@@ -89,9 +90,19 @@ def section_verdict(page, run):
                      f"Verdict: PASS — {ch.get('passed', 0)} of {ch.get('total', 0)} workload checks passed; "
                      "no private node was judged (none in this run's roles)"),
             "fail": "Verdict: FAIL",
-            "inconclusive": "Verdict: INCONCLUSIVE",
+            "inconclusive": "Verdict: INCONCLUSIVE — a source the verdict depends on failed",
+            "error": "Verdict: ERROR — the run failed",
+            "interrupted": "Verdict: INTERRUPTED — stopped by a signal",
+            "incomplete": "Verdict: INCOMPLETE — the run did not finish",
             "not_applicable": "Verdict: not applicable — no private node was judged"}.get(res, f"Verdict: {res}")
     page.banner(text, cls)
+    bs = v.get("blind_spot")
+    if isinstance(bs, dict):
+        # counters only: what the verdict could not see, as the terminal says it
+        page.add("<p><b>Counters only</b> (no events: " + _e(str(bs.get("why", "?"))) + "): allocations that "
+                 f"live less than {_e(str(bs.get('sample_interval_ms', '?')))} ms between two samples are "
+                 "invisible; the phase with the fewest got "
+                 f"{_e(str(bs.get('min_samples_per_phase', '?')))} sample(s).</p>")
     if v.get("reasons"):
         page.add("<ul>" + "".join(f"<li>{_e(r)}</li>" for r in v["reasons"]) + "</ul>")
 

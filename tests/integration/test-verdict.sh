@@ -50,6 +50,9 @@ expect "counters only (--no-events): exit 0, $line" "rc=$rc" test $rc -eq 0 -a "
 expect "  ... the line names the blind spot (interval $iv ms) and the samples a phase got" "$line" \
 	grep -qE "^verdict: pass \(counters only: allocations that live < $iv ms between samples are invisible; the phase with the fewest got [0-9]+ sample" <<<"$line"
 truth "$T/c" $rc
+/usr/bin/python3 report/pnreport.py run "$T/c" -o "$T/c.html" >/dev/null 2>&1
+expect "  ... the HTML report names the same blind spot" "$(grep -o 'Counters only[^.]*' "$T/c.html" 2>/dev/null)" \
+	grep -q "Counters only</b> (no events: perf off: --no-events): allocations that live less than $iv ms" "$T/c.html"
 cat >"$T/req.json" <<'CFG'
 {"name": "req", "nodes": {"private": "1,2"}, "phases": [{"name": "p", "workloads": []}],
  "verdict": {"require": ["events"]}}
