@@ -198,7 +198,7 @@ ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
 FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 endif
 PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
-PERF_FUZZ_SRC := core/tpfmt.c core/perfrec.c core/perfring.c core/pageowner.c core/pageacct.c core/pagereport.c core/pgdecode.c \
+PERF_FUZZ_SRC := core/tpfmt.c core/perfrec.c core/perfring.c core/pageowner.c core/pageacct.c core/pagereport.c core/pgdecode.c core/mounts.c \
 	core/util.c
 $(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
 	@mkdir -p $(@D)
