@@ -146,9 +146,15 @@ static void find_worst(const struct run *r, int n, struct worst *w)
 	cJSON_ArrayForEach (pt, r->points_json)
 		cJSON_ArrayForEach (it, cJSON_GetObjectItem(pt, "iterations"))
 			cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases")) {
+				const cJSON *nj =
+					cJSON_GetObjectItem(cJSON_GetObjectItem(ph, "nodes"), key);
+				const cJSON *jm = cJSON_GetObjectItem(nj, "judged_moment");
+
+				/* the figure the verdict took (phase_json.c) */
 				gp = cJSON_GetObjectItem(
-					cJSON_GetObjectItem(cJSON_GetObjectItem(ph, "nodes"), key),
-					"general_pages");
+					nj, cJSON_IsString(jm) && !strcmp(jm->valuestring, "end")
+						    ? "general_end"
+						    : "general_pages");
 				if (!cJSON_IsNumber(cJSON_GetObjectItem(gp, "total")) ||
 				    cJSON_GetObjectItem(gp, "total")->valuedouble <= w->total)
 					continue;
