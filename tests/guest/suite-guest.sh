@@ -49,12 +49,14 @@ run transient --exec $ROLE -- $LK -t 8192 1 0
 run midcmd --exec $ROLE -- sh -c "sleep 0.5; $LK -t 6000 2 0; sleep 1.5"
 # shellcheck disable=SC2086
 run bursts --exec $ROLE -- sh -c "for i in 1 2 3 4; do $LK -t 1500 1 0; sleep 0.2; done"
-# The same leak counters only: the verdict names what it cannot see, and a
-# config that requires events is inconclusive without them.
+# The same leak counters only: the verdict names what it cannot see.  A
+# config that requires events is inconclusive without them (its command
+# leaks nothing: a leak a sample happens to catch would fail the run, which
+# wins over inconclusive).
 # shellcheck disable=SC2086
 run blind --exec --no-events $ROLE -- $LK -t 8192 1 0
 # shellcheck disable=SC2086
-run require /guest/require.json --no-events $ROLE --exec -- $LK -t 8192 1 0
+run require /guest/require.json --no-events $ROLE --exec -- true
 # A command that leaves a child holding 3000 pages on node 1 behind.
 # shellcheck disable=SC2086
 run orphan --exec $ROLE -- sh -c "$LK -t 3000 1 60000 & exit 0"
