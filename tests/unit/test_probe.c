@@ -25,43 +25,8 @@
 
 #include "probe.h"
 
-static char tree[256];
-
-static void put(const char *rel, const char *text)
-{
-	char p[512], *slash;
-	FILE *f;
-
-	snprintf(p, sizeof(p), "%s%s", tree, rel);
-	for (slash = strchr(p + strlen(tree) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(p, 0755);
-		*slash = '/';
-	}
-	f = fopen(p, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static int tree_setup(void **state)
-{
-	(void)state;
-	snprintf(tree, sizeof(tree), "/tmp/pn-test-probe.XXXXXX");
-	assert_non_null(mkdtemp(tree));
-	pn_sysroot_set(tree);
-	return 0;
-}
-
-static int tree_teardown(void **state)
-{
-	char cmd[300];
-
-	(void)state;
-	pn_sysroot_set("");
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tree);
-	return system(cmd) == 0 ? 0 : -1;
-}
+#define SCRATCHTREE_NAME "probe"
+#include "scratchtree.h"
 
 static void test_catalogue(void **state)
 {
