@@ -20,21 +20,11 @@
 
 #define NODE_DIR "/sys/devices/system/node"
 
-static const char *const attr_names[PN_HW_NATTRS] = {
-	"latency",   "read_latency",   "write_latency",
-	"bandwidth", "read_bandwidth", "write_bandwidth",
-};
-
 static const hwloc_memattr_id_t attr_ids[PN_HW_NATTRS] = {
 	HWLOC_MEMATTR_ID_LATENCY,	 HWLOC_MEMATTR_ID_READ_LATENCY,
 	HWLOC_MEMATTR_ID_WRITE_LATENCY,	 HWLOC_MEMATTR_ID_BANDWIDTH,
 	HWLOC_MEMATTR_ID_READ_BANDWIDTH, HWLOC_MEMATTR_ID_WRITE_BANDWIDTH,
 };
-
-const char *pn_hw_attr_name(enum pn_hw_attr a)
-{
-	return a < PN_HW_NATTRS ? attr_names[a] : "?";
-}
 
 /* nodeT/accessC/initiators/nodeI entries.  -ENOENT if the class is absent. */
 static int read_initiators(int target, int cls, struct pn_nodeset *out)

@@ -33,7 +33,6 @@ enum pn_hw_attr {
 	PN_HW_WRITE_BANDWIDTH,
 	PN_HW_NATTRS
 };
-const char *pn_hw_attr_name(enum pn_hw_attr a); /* "latency", "read_latency", ... */
 
 struct pn_hmat_cell {
 	int initiator, target;

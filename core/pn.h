@@ -106,7 +106,6 @@ struct pn_nodeset {
 };
 void pn_nodeset_zero(struct pn_nodeset *s);
 void pn_nodeset_set(struct pn_nodeset *s, int node);
-void pn_nodeset_clear(struct pn_nodeset *s, int node);
 bool pn_nodeset_test(const struct pn_nodeset *s, int node);
 int pn_nodeset_count(const struct pn_nodeset *s);
 bool pn_nodeset_empty(const struct pn_nodeset *s);

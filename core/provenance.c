@@ -21,17 +21,6 @@
 #include "provenance.h"
 #include "pn.h"
 
-void pn_sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-
-	EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL);
-	for (unsigned int i = 0; i < mdlen && i < 32; i++)
-		snprintf(out + 2 * (size_t)i, 3, "%02x", md[i]);
-	out[64] = '\0';
-}
-
 int pn_sha256_file(const char *path, char out[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE], buf[65536];

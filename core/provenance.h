@@ -7,8 +7,6 @@
 
 struct cJSON;
 
-/* sha256 of a buffer as 64 lowercase hex chars + NUL. */
-void pn_sha256_hex(const void *data, size_t len, char out[65]);
 /* sha256 of a file (not through the sysroot); -errno if unreadable. */
 int pn_sha256_file(const char *path, char out[65]);
 

@@ -238,12 +238,6 @@ bool pn_res_check_le(struct pn_res *r, const char *name, int64_t limit, int64_t 
 	return check_num(r, name, "<=", limit, observed, unit, observed <= limit);
 }
 
-bool pn_res_check_ge(struct pn_res *r, const char *name, int64_t floor, int64_t observed,
-		     const char *unit)
-{
-	return check_num(r, name, ">=", floor, observed, unit, observed >= floor);
-}
-
 void pn_res_note(struct pn_res *r, const char *fmt, ...)
 {
 	char buf[512];
@@ -253,12 +247,6 @@ void pn_res_note(struct pn_res *r, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	cJSON_AddItemToArray(cJSON_GetObjectItem(r->root, "notes"), cJSON_CreateString(buf));
-}
-
-void pn_res_explicit_freed(struct pn_res *r, int node, uint64_t pages)
-{
-	if (node >= 0 && node < PN_MAX_NODES)
-		r->freed_pages[node] += pages;
 }
 
 cJSON *pn_res_placement_json(const struct pn_res *r)

@@ -117,13 +117,6 @@ bool pn_res_check_eq(struct pn_res *r, const char *name, int64_t expected, int64
 		     const char *unit);
 bool pn_res_check_le(struct pn_res *r, const char *name, int64_t limit, int64_t observed,
 		     const char *unit);
-bool pn_res_check_ge(struct pn_res *r, const char *name, int64_t floor, int64_t observed,
-		     const char *unit);
-
-/* Explicit pages that were verified on `node` (pn_placement_verify) and are
- * about to be unmapped before run() returns: the runner still explains node
- * growth at moments sampled while they were held. */
-void pn_res_explicit_freed(struct pn_res *r, int node, uint64_t pages);
 
 /* A short human note ("preferred fell back to node 0 when node 1 filled"). */
 __attribute__((format(printf, 2, 3))) void pn_res_note(struct pn_res *r, const char *fmt, ...);

@@ -74,23 +74,6 @@ static void write_row(FILE *f, const struct pn_series *s, size_t r)
 	fputc('\n', f);
 }
 
-int pn_series_write_csv(const struct pn_series *s, const char *path)
-{
-	struct pn_atomic_file af;
-	FILE *f = NULL;
-	int ret = pn_atomic_open(&af, path, &f);
-
-	if (ret)
-		return ret;
-	fputs("t_ns,iteration,phase", f);
-	for (size_t c = 0; c < s->ncols; c++)
-		fprintf(f, ",%s", s->cols[c]);
-	fputc('\n', f);
-	for (size_t r = 0; r < s->nrows; r++)
-		write_row(f, s, r);
-	return pn_atomic_commit(&af);
-}
-
 int pn_series_stream(struct pn_series *s, int dirfd, const char *dir, const char *name)
 {
 	int fd = pn_outfile_create(dirfd, dir, name);

@@ -33,8 +33,6 @@ int pn_series_find_col(const struct pn_series *s, const char *col);
 /* Append a row; returns a pointer to its ncols values (zeroed). */
 int64_t *pn_series_append(struct pn_series *s, uint64_t t_ns, int iteration, const char *phase);
 const int64_t *pn_series_row(const struct pn_series *s, size_t row);
-/* Write the CSV atomically (tmp + rename) to path. */
-int pn_series_write_csv(const struct pn_series *s, const char *path);
 /*
  * Streaming CSV: create name under dirfd (named dir in messages; atomicfile.h: never through a
  * symlink or into a FIFO; a regular file of that name is replaced) with the

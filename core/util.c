@@ -360,12 +360,6 @@ void pn_nodeset_set(struct pn_nodeset *s, int node)
 		s->w[node / 64] |= 1ULL << (node % 64);
 }
 
-void pn_nodeset_clear(struct pn_nodeset *s, int node)
-{
-	if (node >= 0 && node < PN_MAX_NODES)
-		s->w[node / 64] &= ~(1ULL << (node % 64));
-}
-
 bool pn_nodeset_test(const struct pn_nodeset *s, int node)
 {
 	return node >= 0 && node < PN_MAX_NODES && (s->w[node / 64] >> (node % 64)) & 1;
