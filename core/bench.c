@@ -222,7 +222,8 @@ static void usage(FILE *out)
 	      out);
 }
 
-int pn_cmd_bench(int argc, char **argv)
+/* "collectors" and its options: 0 to go on, -1 after --help, else the exit code */
+static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 {
 	static const struct option lo[] = {
 		{ "samples", required_argument, NULL, 'n' },
@@ -230,15 +231,12 @@ int pn_cmd_bench(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct bench b = { .devnull = -1 };
-	long samples = 200, interval_ms = 10;
-	double *t[M_N] = { NULL }, med[M_N];
-	int c, ret = PN_EXIT_PASS;
 	char *end;
+	int c;
 
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		usage(stdout);
-		return PN_EXIT_PASS;
+		return -1;
 	}
 	if (argc < 2 || strcmp(argv[1], "collectors") != 0) {
 		usage(stderr);
@@ -251,22 +249,21 @@ int pn_cmd_bench(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "n:i:h", lo, NULL)) != -1) {
 		switch (c) {
 		case 'n':
-			samples = strtol(optarg, &end, 10);
-			if (*end || end == optarg || samples < 1 || samples > 1000000)
+			*samples = strtol(optarg, &end, 10);
+			if (*end || end == optarg || *samples < 1 || *samples > 1000000)
 				return pn_error(PN_EXIT_USAGE,
-						"--samples: \"%s\" is not a count "
-						"in 1..1000000",
+						"--samples: \"%s\" is not a count in 1..1000000",
 						optarg);
 			break;
 		case 'i':
-			interval_ms = strtol(optarg, &end, 10);
-			if (*end || end == optarg || interval_ms < 0 || interval_ms > 60000)
+			*interval_ms = strtol(optarg, &end, 10);
+			if (*end || end == optarg || *interval_ms < 0 || *interval_ms > 60000)
 				return pn_error(PN_EXIT_USAGE,
 						"--interval-ms: \"%s\" is not a number "
 						"of milliseconds in 0..60000",
 						optarg);
 			break;
-		case 'h': usage(stdout); return PN_EXIT_PASS;
+		case 'h': usage(stdout); return -1;
 		default: usage(stderr); return PN_EXIT_USAGE;
 		}
 	}
@@ -275,19 +272,12 @@ int pn_cmd_bench(int argc, char **argv)
 		return pn_error(PN_EXIT_USAGE, "bench collectors: unexpected argument \"%s\"",
 				argv[optind]);
 	}
+	return 0;
+}
 
-	if (bench_setup(&b)) {
-		ret = PN_EXIT_ERROR;
-		goto out;
-	}
-	for (int m = 0; m < M_N; m++)
-		t[m] = pn_xcalloc((size_t)samples, sizeof(double));
-
-	/* One warm-up round of each, not counted (page cache of /bin/cat, ...). */
-	if (run_pn(&b, -1) || run_shell(&b) || run_bare(&b)) {
-		ret = PN_EXIT_ERROR;
-		goto out;
-	}
+/* samples rounds of every method, in a rotating order: CPU microseconds */
+static int bench_rounds(struct bench *b, long samples, long interval_ms, double **t)
+{
 	for (long r = 0; r < samples; r++) {
 		for (int k = 0; k < M_N; k++) {
 			int m = (int)((r + k) % M_N);
@@ -295,16 +285,14 @@ int pn_cmd_bench(int argc, char **argv)
 			int err;
 
 			if (m == M_PN)
-				err = run_pn(&b, (int)r);
+				err = run_pn(b, (int)r);
 			else if (m == M_SHELL)
-				err = run_shell(&b);
+				err = run_shell(b);
 			else
-				err = run_bare(&b);
+				err = run_bare(b);
 			t[m][r] = cpu_us() - t0;
-			if (err) {
-				ret = PN_EXIT_ERROR;
-				goto out;
-			}
+			if (err)
+				return PN_EXIT_ERROR;
 		}
 		if (interval_ms) {
 			struct timespec ts = { .tv_sec = interval_ms / 1000,
@@ -313,10 +301,16 @@ int pn_cmd_bench(int argc, char **argv)
 			nanosleep(&ts, NULL);
 		}
 	}
+	return 0;
+}
+
+static void bench_print(const struct bench *b, long samples, long interval_ms, double **t)
+{
+	double med[M_N];
 
 	printf("pnbench bench collectors: %ld rounds, %ld ms apart, %zu files per sample "
 	       "(vmstat, %zu nodes x numastat/vmstat/meminfo, zoneinfo)%s%s\n",
-	       samples, interval_ms, b.nfiles, (b.nfiles - 2) / 3,
+	       samples, interval_ms, b->nfiles, (b->nfiles - 2) / 3,
 	       *pn_sysroot() ? ", sysroot " : "", pn_sysroot());
 	printf("%-34s %12s %10s %10s\n", "method", "median us", "p10 us", "p90 us");
 	for (int m = 0; m < M_N; m++) {
@@ -333,6 +327,30 @@ int pn_cmd_bench(int argc, char **argv)
 	if (med[M_PN] == 0 || med[M_BARE] == 0)
 		printf("note: a median of 0 us means the CPU clock is too coarse here; "
 		       "use more samples\n");
+}
+
+int pn_cmd_bench(int argc, char **argv)
+{
+	struct bench b = { .devnull = -1 };
+	long samples = 200, interval_ms = 10;
+	double *t[M_N] = { NULL };
+	int ret = bench_parse(argc, argv, &samples, &interval_ms);
+
+	if (ret)
+		return ret < 0 ? PN_EXIT_PASS : ret;
+	if (bench_setup(&b)) {
+		ret = PN_EXIT_ERROR;
+		goto out;
+	}
+	for (int m = 0; m < M_N; m++)
+		t[m] = pn_xcalloc((size_t)samples, sizeof(double));
+	/* One warm-up round of each, not counted (page cache of /bin/cat, ...). */
+	if (run_pn(&b, -1) || run_shell(&b) || run_bare(&b))
+		ret = PN_EXIT_ERROR;
+	else
+		ret = bench_rounds(&b, samples, interval_ms, t);
+	if (!ret)
+		bench_print(&b, samples, interval_ms, t);
 out:
 	for (int m = 0; m < M_N; m++)
 		free(t[m]);
