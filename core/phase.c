@@ -302,7 +302,7 @@ static void *sampler_main(void *arg)
 	struct phase *p = arg;
 	struct run *r = p->r;
 	uint64_t *due = pn_xcalloc(r->ncolls + 1, sizeof(*due));
-	uint64_t probe_iv = (p->c->interval_ms ? p->c->interval_ms : 500) * 1000000ULL;
+	uint64_t probe_iv = pn_phase_sample_ms(p) * 1000000ULL;
 	uint64_t now = pn_now_ns();
 
 	for (size_t i = 0; i < r->ncolls; i++)

@@ -51,6 +51,13 @@ struct phase {
 	uint64_t t0, t1;
 };
 
+/* How often the sampler reads the private nodes during a phase (ms): the
+ * config's interval, 500 ms without one.  The counters' blind spot. */
+static inline uint64_t pn_phase_sample_ms(const struct phase *p)
+{
+	return p->c->interval_ms ? p->c->interval_ms : 500;
+}
+
 /* phase_budget.c: refuses (setup_ok false, why set) the workloads that
  * take memory when the phase's together would not fit */
 void pn_phase_check_budget(struct phase *p);

@@ -315,7 +315,7 @@ static void counters_seen(struct phase *p, const struct pn_node_acct *a)
 	struct run *r = p->r;
 	char *why = r->counters_why[a->node];
 	int settled = (int)(a->nsamples - a->unsettled_samples);
-	uint64_t iv = p->c->interval_ms ? p->c->interval_ms : 500;
+	uint64_t iv = pn_phase_sample_ms(p);
 
 	if (iv > r->sample_iv_ms)
 		r->sample_iv_ms = iv;

@@ -145,7 +145,7 @@ int pn_results_write(struct run *r)
 
 /* ------------------------------------------------------------ summaries */
 
-static const char *str_of(const cJSON *o, const char *key)
+const char *pn_json_str(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, key);
 
@@ -161,9 +161,10 @@ static cJSON *summary_entry(cJSON *list, const char *phase, int idx, const cJSON
 
 	cJSON_ArrayForEach (e, list) {
 		char *el = cJSON_PrintUnformatted(cJSON_GetObjectItem(e, "labels"));
-		bool same = !strcmp(str_of(e, "phase"), phase) &&
+		bool same = !strcmp(pn_json_str(e, "phase"), phase) &&
 			    cJSON_GetObjectItem(e, "workload_index")->valueint == idx &&
-			    !strcmp(str_of(e, "name"), str_of(m, "name")) && !strcmp(el, lab);
+			    !strcmp(pn_json_str(e, "name"), pn_json_str(m, "name")) &&
+			    !strcmp(el, lab);
 
 		cJSON_free(el);
 		if (same) {
@@ -175,12 +176,12 @@ static cJSON *summary_entry(cJSON *list, const char *phase, int idx, const cJSON
 	e = cJSON_CreateObject();
 	cJSON_AddStringToObject(e, "phase", phase);
 	cJSON_AddNumberToObject(e, "workload_index", idx);
-	cJSON_AddStringToObject(e, "workload", str_of(wl, "workload"));
-	cJSON_AddStringToObject(e, "name", str_of(m, "name"));
+	cJSON_AddStringToObject(e, "workload", pn_json_str(wl, "workload"));
+	cJSON_AddStringToObject(e, "name", pn_json_str(m, "name"));
 	cJSON_AddItemToObject(e, "labels", cJSON_Duplicate(cJSON_GetObjectItem(m, "labels"), 1));
-	cJSON_AddStringToObject(e, "unit", str_of(m, "unit"));
+	cJSON_AddStringToObject(e, "unit", pn_json_str(m, "unit"));
 	cJSON_AddItemToObject(e, "better", cJSON_Duplicate(cJSON_GetObjectItem(m, "better"), 1));
-	cJSON_AddStringToObject(e, "aggregate", str_of(m, "aggregate"));
+	cJSON_AddStringToObject(e, "aggregate", pn_json_str(m, "aggregate"));
 	cJSON_AddArrayToObject(e, "values");
 	cJSON_AddItemToArray(list, e);
 	return e;
@@ -191,7 +192,7 @@ static void summary_stats(cJSON *e)
 	cJSON *vals = cJSON_GetObjectItem(e, "values"), *v;
 	int n = cJSON_GetArraySize(vals), i = 0;
 	double *a = pn_xcalloc((size_t)n + 1, sizeof(*a)), sum = 0, sq = 0, last = 0, agg;
-	const char *how = str_of(e, "aggregate");
+	const char *how = pn_json_str(e, "aggregate");
 
 	cJSON_ArrayForEach (v, vals) {
 		a[i++] = v->valuedouble;
@@ -225,14 +226,14 @@ cJSON *pn_results_summarize_point(cJSON *iters)
 
 	cJSON_ArrayForEach (it, iters) {
 		cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases")) {
-			const char *phn = str_of(ph, "name");
+			const char *phn = pn_json_str(ph, "name");
 			int idx = 0;
 
 			cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads")) {
-				if (strcmp(str_of(wl, "role"), "foreground") != 0)
+				if (strcmp(pn_json_str(wl, "role"), "foreground") != 0)
 					continue;
 				idx++;
-				if (strcmp(str_of(wl, "status"), "ok") != 0)
+				if (strcmp(pn_json_str(wl, "status"), "ok") != 0)
 					continue;
 				cJSON_ArrayForEach (m, cJSON_GetObjectItem(wl, "metrics")) {
 					e = summary_entry(list, phn, idx - 1, wl, m);

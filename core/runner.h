@@ -150,6 +150,8 @@ struct cJSON *pn_results_new_root(struct run *r, const struct pn_config *c);
 int pn_results_write(struct run *r);
 void pn_results_status(struct run *r, const char *state, const char *reason);
 struct cJSON *pn_results_summarize_point(struct cJSON *iters);
+/* o.key when it is a string, else "" (the results tree's readers) */
+const char *pn_json_str(const struct cJSON *o, const char *key);
 int pn_results_judge(struct run *r);
 
 /* verdict.c: the one exit code from how a run ended and what it judged */

@@ -34,13 +34,6 @@
 #include "account.h"
 #include "runner.h"
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
 			const char *workload, const char *name, const char *expected,
 			const char *observed)
@@ -49,7 +42,7 @@ static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const
 
 	cJSON_AddNumberToObject(f, "point", cJSON_GetObjectItem(pt, "index")->valuedouble);
 	cJSON_AddNumberToObject(f, "iteration", cJSON_GetObjectItem(it, "index")->valuedouble);
-	cJSON_AddStringToObject(f, "phase", str_of(ph, "name"));
+	cJSON_AddStringToObject(f, "phase", pn_json_str(ph, "name"));
 	cJSON_AddStringToObject(f, "workload", workload);
 	cJSON_AddStringToObject(f, "name", name);
 	cJSON_AddStringToObject(f, "expected", expected);
@@ -88,9 +81,9 @@ static void phase_checks(struct tally *t, const cJSON *pt, const cJSON *it, cons
 			if (cJSON_IsTrue(cJSON_GetObjectItem(ck, "pass")))
 				continue;
 			t->failed++;
-			add_failure(t->failures, pt, it, ph, str_of(wl, "workload"),
-				    str_of(ck, "name"), str_of(ck, "expected"),
-				    str_of(ck, "observed"));
+			add_failure(t->failures, pt, it, ph, pn_json_str(wl, "workload"),
+				    pn_json_str(ck, "name"), pn_json_str(ck, "expected"),
+				    pn_json_str(ck, "observed"));
 		}
 	}
 	if (!ex)
@@ -173,11 +166,11 @@ static cJSON *active_pressure(const cJSON *ph)
 
 	cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads"))
 		cJSON_ArrayForEach (m, cJSON_GetObjectItem(wl, "metrics")) {
-			const char *kind = str_of(cJSON_GetObjectItem(m, "labels"), "kind");
+			const char *kind = pn_json_str(cJSON_GetObjectItem(m, "labels"), "kind");
 			const cJSON *x;
 			bool seen = false;
 
-			if (strcmp(str_of(m, "name"), "active") != 0 || !*kind ||
+			if (strcmp(pn_json_str(m, "name"), "active") != 0 || !*kind ||
 			    !cJSON_IsNumber(cJSON_GetObjectItem(m, "value")) ||
 			    cJSON_GetObjectItem(m, "value")->valuedouble <= 0)
 				continue;
@@ -207,12 +200,13 @@ static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size
 	wj = cJSON_AddObjectToObject(o, "worst");
 	cJSON_AddNumberToObject(wj, "point", cJSON_GetObjectItem(w.pt, "index")->valuedouble);
 	cJSON_AddNumberToObject(wj, "iteration", cJSON_GetObjectItem(w.it, "index")->valuedouble);
-	cJSON_AddStringToObject(wj, "phase", str_of(w.ph, "name"));
+	cJSON_AddStringToObject(wj, "phase", pn_json_str(w.ph, "name"));
 	cJSON_AddNumberToObject(wj, "general_pages", w.total);
-	cJSON_AddStringToObject(wj, "moment", str_of(w.gp, "moment"));
+	cJSON_AddStringToObject(wj, "moment", pn_json_str(w.gp, "moment"));
 	kj = cJSON_AddObjectToObject(wj, "kinds");
 	off = (size_t)snprintf(txt, len, "; worst in phase \"%s\" (point %d, iteration %d):",
-			       str_of(w.ph, "name"), cJSON_GetObjectItem(w.pt, "index")->valueint,
+			       pn_json_str(w.ph, "name"),
+			       cJSON_GetObjectItem(w.pt, "index")->valueint,
 			       cJSON_GetObjectItem(w.it, "index")->valueint);
 	for (size_t k = 0; k < PN_NKINDS; k++) {
 		const cJSON *v = cJSON_GetObjectItem(w.gp, pn_kind_names[k]);

@@ -12,13 +12,6 @@
 
 #include "runner.h"
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 static void print_labels(const cJSON *labels, char *buf, size_t len)
 {
 	const cJSON *l;
@@ -48,13 +41,13 @@ static void print_point(const cJSON *pt)
 	cJSON_free(mtext);
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics")) {
 		print_labels(cJSON_GetObjectItem(e, "labels"), lab, sizeof(lab));
-		snprintf(name, sizeof(name), "%s/%d:%s %s%s", str_of(e, "phase"),
-			 cJSON_GetObjectItem(e, "workload_index")->valueint, str_of(e, "workload"),
-			 str_of(e, "name"), lab);
+		snprintf(name, sizeof(name), "%s/%d:%s %s%s", pn_json_str(e, "phase"),
+			 cJSON_GetObjectItem(e, "workload_index")->valueint,
+			 pn_json_str(e, "workload"), pn_json_str(e, "name"), lab);
 		printf("  %-52s %s %14.6g  min %14.6g  max %14.6g  %s (n=%d)\n", name,
-		       str_of(e, "aggregate"), cJSON_GetObjectItem(e, "value")->valuedouble,
+		       pn_json_str(e, "aggregate"), cJSON_GetObjectItem(e, "value")->valuedouble,
 		       cJSON_GetObjectItem(e, "min")->valuedouble,
-		       cJSON_GetObjectItem(e, "max")->valuedouble, str_of(e, "unit"),
+		       cJSON_GetObjectItem(e, "max")->valuedouble, pn_json_str(e, "unit"),
 		       cJSON_GetObjectItem(e, "n")->valueint);
 	}
 }
@@ -64,7 +57,7 @@ static void print_verdict_line(const cJSON *v)
 {
 	const cJSON *src = cJSON_GetObjectItem(v, "sources");
 	const cJSON *bs = cJSON_GetObjectItem(v, "blind_spot");
-	const char *result = str_of(v, "result");
+	const char *result = pn_json_str(v, "result");
 
 	printf("verdict: %s", result);
 	if (cJSON_IsObject(bs) && strcmp(result, "interrupted") != 0) {
@@ -78,8 +71,8 @@ static void print_verdict_line(const cJSON *v)
 		if (cJSON_IsNumber(ms) && cJSON_IsNumber(ph))
 			printf("; the phase with the fewest got %.0f sample(s) in %.1f s",
 			       ms->valuedouble, ph->valuedouble / 1000);
-		printf("; no events: %s", str_of(bs, "why"));
-		if (!strstr(str_of(bs, "why"), "off"))
+		printf("; no events: %s", pn_json_str(bs, "why"));
+		if (!strstr(pn_json_str(bs, "why"), "off"))
 			printf("; run as root with tracefs for events");
 		printf(")");
 	} else if (cJSON_IsTrue(cJSON_GetObjectItem(src, "events")) &&
@@ -118,9 +111,9 @@ void pn_results_print(struct run *r)
 	printf("checks: %d passed, %d failed\n", cJSON_GetObjectItem(checks, "passed")->valueint,
 	       cJSON_GetObjectItem(checks, "failed")->valueint);
 	cJSON_ArrayForEach (x, cJSON_GetObjectItem(checks, "failures"))
-		printf("  FAIL %s/%s %s: expected %s, observed %s\n", str_of(x, "phase"),
-		       str_of(x, "workload"), str_of(x, "name"), str_of(x, "expected"),
-		       str_of(x, "observed"));
+		printf("  FAIL %s/%s %s: expected %s, observed %s\n", pn_json_str(x, "phase"),
+		       pn_json_str(x, "workload"), pn_json_str(x, "name"),
+		       pn_json_str(x, "expected"), pn_json_str(x, "observed"));
 	printf("explicit pages off their intended nodes: %.0f\n",
 	       cJSON_GetObjectItem(v, "misplaced_pages")->valuedouble);
 	cJSON_ArrayForEach (x, cJSON_GetObjectItem(v, "reasons"))
