@@ -95,16 +95,16 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	return ret;
 }
 
-/* A knob value is one line of text: with a control character a second
- * assignment could ride past the kernel's parser ("5\nkernel.x=1"). */
+/* A knob value is one line of text (pn_knob_control_char()). */
 static int check_knob_text(const struct parser *ps, const char *s, const char *path)
 {
-	for (const char *c = s; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			return pn_cfg_perr(ps, path,
-					   "the value has a control character (0x%02x at offset "
-					   "%zu): a knob value is one line of text",
-					   (unsigned)(unsigned char)*c, (size_t)(c - s));
+	const char *c = pn_knob_control_char(s);
+
+	if (c)
+		return pn_cfg_perr(ps, path,
+				   "the value has a control character (0x%02x at offset "
+				   "%zu): a knob value is one line of text",
+				   (unsigned)(unsigned char)*c, (size_t)(c - s));
 	return 0;
 }
 
@@ -124,10 +124,8 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 		if (!pn_knob_allowed(k->string, p))
 			return pn_cfg_perr(
 				ps, path,
-				"%s (%s) is not on the knob allow-list (vm.*, "
-				"kernel.numa_balancing*, thp.*, weighted_interleave.*, "
-				"zswap.*, private_node.*, /sys/kernel/mm/{numa,hugepages,"
-				"ksm}): a config runs as root; pass --allow-knob %s to set it",
+				"%s (%s) is not on the knob allow-list (" PN_KNOB_ALLOW_TEXT
+				"): a config runs as root; pass --allow-knob %s to set it",
 				k->string, p, k->string);
 		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
 		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))

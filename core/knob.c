@@ -194,14 +194,12 @@ static void current_value(char *text)
 		text[--n] = '\0';
 }
 
-/* A value with a control character could carry a second assignment past
- * the kernel's parser ("5\nkernel.x=1"): never written. */
-static bool has_control(const char *s)
+const char *pn_knob_control_char(const char *value)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return true;
-	return false;
+	for (; *value; value++)
+		if ((unsigned char)*value < 0x20 || *value == 0x7f)
+			return value;
+	return NULL;
 }
 
 /*
@@ -245,7 +243,7 @@ int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value)
 	char why[256];
 	int ret;
 
-	if (has_control(value))
+	if (pn_knob_control_char(value)) /* never written */
 		return pn_error(-EINVAL, "knob %s: the value has a control character", key);
 	if (ks->n == ks->cap) {
 		ks->cap = ks->cap ? ks->cap * 2 : 8;

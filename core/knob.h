@@ -56,6 +56,13 @@ int pn_knob_path(const char *key, char *path, size_t len, char *why, size_t whyl
  */
 void pn_knob_allow(const char *name);
 bool pn_knob_allowed(const char *key, const char *path);
+/* The allow-list as a config error names it. */
+#define PN_KNOB_ALLOW_TEXT                                                                         \
+	"vm.*, kernel.numa_balancing*, thp.*, weighted_interleave.*, zswap.*, private_node.*, "    \
+	"/sys/kernel/mm/{numa,hugepages,ksm}"
+/* The first control character of a knob value, or NULL: with one, a second
+ * assignment could ride past the kernel's parser ("5\nkernel.x=1"). */
+const char *pn_knob_control_char(const char *value);
 /* Set key to value, remembering the old value; -errno with the reason logged. */
 int pn_knobs_set(struct pn_knobs *ks, const char *key, const char *value);
 /* Restore every changed knob, newest first; returns 0 or the first -errno.
