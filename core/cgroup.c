@@ -337,19 +337,23 @@ int pn_cg_procs(const char *path, pid_t *pids, size_t max)
 	return n;
 }
 
-int pn_cg_signal(const struct pn_cgroup_root *cr, const char *path, int sig)
+int pn_cg_signal(const char *path, int sig)
 {
-	pid_t pids[512];
 	char rel[PATH_MAX + 16];
-	int n = pn_cg_procs(path, pids, PN_ARRAY_SIZE(pids));
+	int n = pn_cg_procs(path, NULL, 0), got;
+	pid_t *pids;
 
 	if (n <= 0)
 		return n;
 	snprintf(rel, sizeof(rel), "%s/cgroup.kill", path);
-	if (sig == SIGKILL && cr->version == 2 && pn_exists(rel) && !pn_write_text(rel, "1"))
+	if (sig == SIGKILL && pn_exists(rel) && !pn_write_text(rel, "1"))
 		return n;
-	for (int i = 0; i < n && i < (int)PN_ARRAY_SIZE(pids); i++)
-		kill(pids[i], sig);
+	pids = pn_xcalloc((size_t)n, sizeof(*pids));
+	got = pn_cg_procs(path, pids, (size_t)n);
+	for (int i = 0; i < got && i < n; i++)
+		if (pids[i] > 1 && pids[i] != getpid())
+			kill(pids[i], sig);
+	free(pids);
 	return n;
 }
 

@@ -47,11 +47,12 @@ int pn_cg_remove(const char *path);
 /* The processes in the leaf (its cgroup.procs): the first max pids into
  * pids; returns how many it lists (may be more than max) or -errno. */
 int pn_cg_procs(const char *path, pid_t *pids, size_t max);
-/* Send sig to every process in the leaf; returns how many it listed or
- * -errno.  SIGKILL on v2 writes cgroup.kill where the kernel has it (no pid
- * can be reused or forked past it); elsewhere pid by pid from cgroup.procs,
- * so the caller repeats until pn_cg_procs() says the leaf is empty. */
-int pn_cg_signal(const struct pn_cgroup_root *cr, const char *path, int sig);
+/* Send sig to every process in the cgroup; returns how many it listed or
+ * -errno.  SIGKILL writes cgroup.kill where the kernel has it (v2: no pid
+ * can be reused or forked past it); elsewhere pid by pid from cgroup.procs
+ * (never pid 1 or the caller), so the caller repeats until pn_cg_procs()
+ * says the cgroup is empty. */
+int pn_cg_signal(const char *path, int sig);
 
 /* Kinds of memory.numa_stat that the accounting uses, in pages. */
 enum pn_cg_kind {

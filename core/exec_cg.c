@@ -109,7 +109,7 @@ static int describe(const char *leaf, char *buf, size_t len)
 	return n;
 }
 
-void pn_exec_interrupt(struct run *r, struct pn_exec_state *x)
+void pn_exec_interrupt(struct pn_exec_state *x)
 {
 	int n = 0;
 
@@ -118,7 +118,7 @@ void pn_exec_interrupt(struct run *r, struct pn_exec_state *x)
 	x->kill_stage = 1;
 	x->kill_at_ns = pn_now_ns() + PN_EXEC_GRACE_MS * 1000000ULL;
 	if (x->have_leaf)
-		n = pn_cg_signal(&r->cg, x->leaf, SIGTERM);
+		n = pn_cg_signal(x->leaf, SIGTERM);
 	if (!x->exited && !x->have_leaf && kill(x->pid, SIGTERM) == 0)
 		n = 1;
 	if (n > 0)
@@ -127,7 +127,7 @@ void pn_exec_interrupt(struct run *r, struct pn_exec_state *x)
 			n, PN_EXEC_GRACE_MS);
 }
 
-void pn_exec_escalate(struct run *r, struct pn_exec_state *x, uint64_t now_ns)
+void pn_exec_escalate(struct pn_exec_state *x, uint64_t now_ns)
 {
 	char who[512] = "";
 	int n = 0;
@@ -146,7 +146,7 @@ void pn_exec_escalate(struct run *r, struct pn_exec_state *x, uint64_t now_ns)
 	pn_warn("--exec: %d process(es) still alive %d ms after SIGTERM (%s): SIGKILL", n,
 		PN_EXEC_GRACE_MS, who);
 	if (x->have_leaf)
-		pn_cg_signal(&r->cg, x->leaf, SIGKILL);
+		pn_cg_signal(x->leaf, SIGKILL);
 	if (!x->exited)
 		kill(x->pid, SIGKILL);
 }
@@ -154,7 +154,7 @@ void pn_exec_escalate(struct run *r, struct pn_exec_state *x, uint64_t now_ns)
 /* Wait until the leaf is empty or until_ns; SIGKILL again every round when
  * kill is set (v1 kills pid by pid: a fork may slip between).  Returns what
  * is left. */
-static int wait_empty(struct run *r, struct pn_exec_state *x, uint64_t until_ns, bool kill)
+static int wait_empty(struct pn_exec_state *x, uint64_t until_ns, bool kill)
 {
 	pid_t pids[LEAF_MAX_PIDS];
 	int n;
@@ -162,7 +162,7 @@ static int wait_empty(struct run *r, struct pn_exec_state *x, uint64_t until_ns,
 	while ((n = pn_cg_procs(x->leaf, pids, PN_ARRAY_SIZE(pids))) > 0 &&
 	       pn_now_ns() < until_ns) {
 		if (kill)
-			pn_cg_signal(&r->cg, x->leaf, SIGKILL);
+			pn_cg_signal(x->leaf, SIGKILL);
 		sleep_ms(10);
 	}
 	return n;
@@ -180,7 +180,7 @@ static void record_examples(struct pn_exec_state *x, const pid_t *pids, int n)
 	}
 }
 
-void pn_exec_end_survivors(struct run *r, struct pn_exec_state *x)
+void pn_exec_end_survivors(struct pn_exec_state *x)
 {
 	pid_t pids[LEAF_MAX_PIDS];
 	char who[512];
@@ -208,14 +208,14 @@ void pn_exec_end_survivors(struct run *r, struct pn_exec_state *x)
 		if (x->kill_stage == 0) {
 			x->kill_stage = 1;
 			x->kill_at_ns = pn_now_ns() + PN_EXEC_GRACE_MS * 1000000ULL;
-			pn_cg_signal(&r->cg, x->leaf, SIGTERM);
+			pn_cg_signal(x->leaf, SIGTERM);
 		}
-		left = wait_empty(r, x, x->kill_at_ns, false);
+		left = wait_empty(x, x->kill_at_ns, false);
 		x->surv.killed = left > 0 ? left : 0;
 		x->surv.terminated = n > x->surv.killed ? n - x->surv.killed : 0;
 		if (left > 0) {
-			pn_cg_signal(&r->cg, x->leaf, SIGKILL);
-			left = wait_empty(r, x, pn_now_ns() + KILL_WAIT_MS * 1000000ULL, true);
+			pn_cg_signal(x->leaf, SIGKILL);
+			left = wait_empty(x, pn_now_ns() + KILL_WAIT_MS * 1000000ULL, true);
 		}
 		pn_warn("--exec: of its %d process(es), %d ended on SIGTERM, %d were killed "
 			"with SIGKILL%s",

@@ -321,26 +321,8 @@ bool pn_journal_altered(const char *rel, char *machine_value, size_t len, int *p
  * pids of a replayed machine are not this machine's. */
 static void kill_cgroup(const char *cg)
 {
-	char rel[PATH_MAX + 16], *buf, *p, *end;
-
-	if (*pn_sysroot())
-		return;
-	snprintf(rel, sizeof(rel), "%s/cgroup.kill", cg);
-	if (pn_exists(rel) && !pn_write_text(rel, "1"))
-		return;
-	snprintf(rel, sizeof(rel), "%s/cgroup.procs", cg);
-	buf = pn_xmalloc(65536);
-	if (pn_read_text(rel, buf, 65536) > 0) {
-		for (p = buf;; p = end) {
-			long pid = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (pid > 1 && pid != getpid())
-				kill((pid_t)pid, SIGKILL);
-		}
-	}
-	free(buf);
+	if (!*pn_sysroot())
+		pn_cg_signal(cg, SIGKILL);
 }
 
 /* A loop device still backed by the image we attached: detach it.  Its

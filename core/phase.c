@@ -238,7 +238,7 @@ static void wait_slots(struct phase *p, size_t from, size_t to, bool with_exec)
 		}
 		if (with_exec && p->exec.started && !p->exec.exited) {
 			pending |= !pn_exec_poll(&p->exec);
-			pn_exec_escalate(p->r, &p->exec, now);
+			pn_exec_escalate(&p->exec, now);
 		}
 		if (!pending)
 			return;
@@ -248,7 +248,7 @@ static void wait_slots(struct phase *p, size_t from, size_t to, bool with_exec)
 				if (p->slots[i].started)
 					pn_child_interrupt(&p->slots[i].child);
 			if (with_exec)
-				pn_exec_interrupt(p->r, &p->exec);
+				pn_exec_interrupt(&p->exec);
 		}
 		{
 			struct pn_child *cs[64];
@@ -589,7 +589,7 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 		sample_all(&p);
 	}
 	if (p.exec_mode)
-		pn_exec_end_survivors(r, &p.exec);
+		pn_exec_end_survivors(&p.exec);
 	for (size_t i = 0; i < p.nslots; i++)
 		if (p.slots[i].started)
 			finish_slot(&p, &p.slots[i]);

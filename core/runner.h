@@ -137,12 +137,12 @@ void pn_exec_leaf_make(struct run *r, struct pn_exec_state *x);
 /* numa_stat of the leaf for each of nodes[0..n) into x->cgn (NULL if unread) */
 void pn_exec_leaf_read(struct run *r, struct pn_exec_state *x, const int *nodes, int n);
 /* Stop request: SIGTERM to the command and its leaf, once */
-void pn_exec_interrupt(struct run *r, struct pn_exec_state *x);
+void pn_exec_interrupt(struct pn_exec_state *x);
 /* SIGKILL to what is left PN_EXEC_GRACE_MS after pn_exec_interrupt() */
-void pn_exec_escalate(struct run *r, struct pn_exec_state *x, uint64_t now_ns);
+void pn_exec_escalate(struct pn_exec_state *x, uint64_t now_ns);
 /* After the after-read: end what the command left in its leaf (x->surv),
  * remove the leaf */
-void pn_exec_end_survivors(struct run *r, struct pn_exec_state *x);
+void pn_exec_end_survivors(struct pn_exec_state *x);
 struct cJSON *pn_exec_survivors_json(const struct pn_exec_state *x);
 
 /* results.c */

@@ -63,17 +63,16 @@ static void test_procs(void **state)
 
 static void test_signal_v1(void **state)
 {
-	struct pn_cgroup_root cr = { .version = 1 };
 	pid_t pid = sleeper();
 	int st;
 
 	(void)state;
-	assert_int_equal(pn_cg_signal(&cr, LEAF, SIGTERM), 1);
+	assert_int_equal(pn_cg_signal(LEAF, SIGTERM), 1);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFSIGNALED(st));
 	assert_int_equal(WTERMSIG(st), SIGTERM);
 	put(LEAF "/cgroup.procs", "");
-	assert_int_equal(pn_cg_signal(&cr, LEAF, SIGKILL), 0);
+	assert_int_equal(pn_cg_signal(LEAF, SIGKILL), 0);
 }
 
 /* v2: SIGKILL is the kernel's cgroup.kill; the listed process is not
@@ -81,18 +80,17 @@ static void test_signal_v1(void **state)
  * file (kernels before 5.14), pid by pid. */
 static void test_signal_v2(void **state)
 {
-	struct pn_cgroup_root cr = { .version = 2 };
 	char buf[16] = "";
 	pid_t pid = sleeper();
 	int st;
 
 	(void)state;
 	put(LEAF "/cgroup.kill", "");
-	assert_int_equal(pn_cg_signal(&cr, LEAF, SIGKILL), 1);
+	assert_int_equal(pn_cg_signal(LEAF, SIGKILL), 1);
 	assert_true(pn_read_text(LEAF "/cgroup.kill", buf, sizeof(buf)) > 0);
 	assert_string_equal(buf, "1");
 	assert_int_equal(waitpid(pid, &st, WNOHANG), 0); /* still alive */
-	assert_int_equal(pn_cg_signal(&cr, LEAF, SIGTERM), 1);
+	assert_int_equal(pn_cg_signal(LEAF, SIGTERM), 1);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(WTERMSIG(st), SIGTERM);
 
@@ -103,7 +101,7 @@ static void test_signal_v2(void **state)
 		snprintf(p, sizeof(p), "%s%s/cgroup.kill", tree, LEAF);
 		assert_int_equal(unlink(p), 0);
 	}
-	assert_int_equal(pn_cg_signal(&cr, LEAF, SIGKILL), 1);
+	assert_int_equal(pn_cg_signal(LEAF, SIGKILL), 1);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(WTERMSIG(st), SIGKILL);
 }
