@@ -35,7 +35,7 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 WARN := -Wall -Wextra -Wshadow -Wformat=2 -Wmissing-prototypes -Wstrict-prototypes \
 	-Wvla -Wundef -Wpointer-arith -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
-PN_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -Icore -I$(O)/gen \
+PN_CFLAGS := -std=gnu11 $(WARN) -D_GNU_SOURCE -MMD -MP -I. -I$(O)/gen \
 	-DPN_VERSION='"$(VERSION)"' $(shell $(PKG_CONFIG) --cflags hwloc libcjson 2>/dev/null)
 PN_LIBS := $(shell $(PKG_CONFIG) --libs hwloc libcjson 2>/dev/null || echo -lhwloc -lcjson) -lnuma -lcrypto -lpthread -lm
 
@@ -68,10 +68,17 @@ PN_CFLAGS += $(SAN)
 LDFLAGS += $(SAN)
 endif
 
-CORE_SRC := $(filter-out core/main.c,$(wildcard core/*.c))
+# core/ by layer (docs/HACKING.md): lib < sys < api < config < runner < cli.
+# Workloads and collectors are one file each at the top of their folder (the
+# registry is generated from those names); their helpers sit in lib/, probes/
+# and perf/ beside them.
+CORE_DIRS := lib sys api config runner cli
+CORE_SRC := $(filter-out core/cli/main.c,$(sort $(foreach d,$(CORE_DIRS),$(wildcard core/$(d)/*.c))))
 WL_SRC := $(sort $(wildcard workloads/*.c))
 COLL_SRC := $(sort $(wildcard collectors/*.c))
-LIB_SRC := $(CORE_SRC) $(WL_SRC) $(COLL_SRC)
+WL_HELPER_SRC := $(sort $(wildcard workloads/lib/*.c workloads/probes/*.c))
+COLL_HELPER_SRC := $(sort $(wildcard collectors/perf/*.c))
+LIB_SRC := $(CORE_SRC) $(WL_SRC) $(WL_HELPER_SRC) $(COLL_SRC) $(COLL_HELPER_SRC)
 LIB_OBJ := $(LIB_SRC:%.c=$(O)/%.o) $(O)/gen/registry.o
 LIB := $(O)/libpncore.a
 
@@ -110,7 +117,7 @@ $(LIB): $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(O)/pnbench: $(O)/core/main.o $(LIB)
+$(O)/pnbench: $(O)/core/cli/main.o $(LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(PN_LIBS)
 
 # The perf collector's tests, tools and benchmark link the core library
@@ -185,7 +192,7 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_O := $(O)/fuzz
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(FUZZ_O)/%)
 FUZZ_SECONDS ?= 20
-FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Icore -g -O1 -fsanitize=fuzzer,address,undefined $(PERF_CFLAGS) \
+FUZZ_CFLAGS := -std=gnu11 -D_GNU_SOURCE -I. -g -O1 -fsanitize=fuzzer,address,undefined $(PERF_CFLAGS) \
 	$(shell $(PKG_CONFIG) --cflags hwloc libcjson 2>/dev/null)
 FUZZ_LIB_SRC := $(LIB_SRC)
 
@@ -198,8 +205,8 @@ ifneq ($(HAVE_LIBPERF)$(HAVE_TRACEEVENT),11)
 FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 endif
 PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
-PERF_FUZZ_SRC := core/tpfmt.c core/perfrec.c core/perfring.c core/pageowner.c core/pageacct.c core/pagereport.c core/pgdecode.c core/mounts.c \
-	core/util.c
+PERF_FUZZ_SRC := $(addprefix collectors/perf/,tpfmt.c perfrec.c perfring.c pgowner.c pgacct.c pgacct_report.c pgdecode.c) \
+	core/sys/mounts.c core/lib/util.c
 $(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(PERF_FUZZ_SRC) $(PN_LIBS)

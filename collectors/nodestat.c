@@ -25,9 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "counterfile.h"
-#include "procfs.h"
+#include "core/api/collector.h"
+#include "core/sys/cfile.h"
+#include "core/sys/procfs.h"
 
 static const struct pn_opt nodestat_opts[] = {
 	{ NULL },

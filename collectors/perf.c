@@ -8,13 +8,13 @@
  * would count pages twice and are left out), and the reference series'
  * kmem:mm_private_alloc / kmem:mm_private_skip where the kernel has them.
  * Samples carry PERF_SAMPLE_RAW|TID|TIME|CPU; every field is located by its
- * name in the tracepoint's format file (libtraceevent, core/tpfmt.c).
+ * name in the tracepoint's format file (libtraceevent, collectors/perf/tpfmt.c).
  *
  * A reader thread polls the rings (one per CPU, woken at a watermark),
- * merges them back into time order (core/perfring.c) and accounts every page
+ * merges them back into time order (collectors/perf/perfring.c) and accounts every page
  * by node (pfn -> node from the memory-block layout, reloaded every
  * pfnmap_refresh and whenever a pfn falls in no known block) in
- * core/pageacct.c.  phase_end() drains the rings up to that moment.
+ * collectors/perf/pgacct.c.  phase_end() drains the rings up to that moment.
  *
  * Lost data: PERF_RECORD_LOST records per CPU and PERF_FORMAT_LOST per event
  * and CPU; any loss in a phase makes every private node's event verdict
@@ -46,16 +46,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "pageacct.h"
-#include "pageowner.h"
-#include "perfcoll-int.h"
-#include "perfring.h"
-#include "pfnnode.h"
-#include "pgdecode.h"
-#include "procfs.h"
-#include "tpfmt.h"
-#include "workload.h"
+#include "core/api/collector.h"
+#include "collectors/perf/pgacct.h"
+#include "collectors/perf/pgowner.h"
+#include "collectors/perf/perfcoll_int.h"
+#include "collectors/perf/perfring.h"
+#include "core/sys/pfnnode.h"
+#include "collectors/perf/pgdecode.h"
+#include "core/sys/procfs.h"
+#include "collectors/perf/tpfmt.h"
+#include "core/api/workload.h"
 
 static const char *const filter_choices[] = { "auto", "none", NULL };
 

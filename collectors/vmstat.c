@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector.h"
-#include "counterfile.h"
+#include "core/api/collector.h"
+#include "core/sys/cfile.h"
 
 static const struct pn_opt vmstat_opts[] = {
 	{ NULL },

@@ -73,7 +73,7 @@ for r in $runs; do
 done
 [[ -x "$PN" ]] || die "$PN is not built (make)" 3
 # a run killed earlier on this machine (SIGKILL, a crash) left knobs, mounts,
-# cgroups changed: undo them first (core/journal.h)
+# cgroups changed: undo them first (core/sys/journal.h)
 "$PN" recover || printf 'pnbench demo: warning: pnbench recover could not undo everything\n' >&2
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)" 4
 

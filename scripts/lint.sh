@@ -9,7 +9,7 @@ rc=0
 mapfile -t C < <(git ls-files '*.c' '*.h' | grep -v '^kernel-series/' || true)
 mapfile -t SH < <({ git ls-files '*.sh'; echo .ci/run; } | sort -u)
 mapfile -t PY < <(git ls-files '*.py')
-CFLAGS=(-std=gnu11 -D_GNU_SOURCE -Icore -I"$O/gen" -DPN_VERSION='"lint"')
+CFLAGS=(-std=gnu11 -D_GNU_SOURCE -I. -I"$O/gen" -DPN_VERSION='"lint"')
 # The perf collector's code paths that need libperf/libtraceevent are checked
 # where those are installed (make deps), as the build compiles them.
 LIBPERF_DIR=${LIBPERF_DIR:-${PNBENCH_CACHE:-/var/cache/pnbench}/libperf}
@@ -47,7 +47,7 @@ if command -v cppcheck >/dev/null; then
 	cppcheck -q --enable=warning,performance,portability --error-exitcode=1 --inline-suppr \
 		--suppress=missingIncludeSystem --std=c11 -D_GNU_SOURCE -DPN_VERSION='"lint"' \
 		--include=scripts/cppcheck.h \
-		-Icore core workloads collectors tests || rc=1
+		-I. core workloads collectors tests || rc=1
 else skip cppcheck cppcheck; fi
 
 if command -v shellcheck >/dev/null; then

@@ -12,7 +12,7 @@ export PNBENCH_BIN="$O/pnbench"
 export PNBENCH_BUILD="$O"
 passed=0 failed=0 skipped=0
 failures=()
-# The runs' journals (core/journal.h) go to a directory of this test run, so
+# The runs' journals (core/sys/journal.h) go to a directory of this test run, so
 # a test that kills a run never stops other runs on the machine; a journal
 # still there at the end is a test that left the machine changed: recovered
 # and counted as a failure.

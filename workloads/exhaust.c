@@ -31,12 +31,12 @@
 #include <numa.h>
 #include <numaif.h>
 
-#include "fallback.h"
-#include "mpol.h"
-#include "placement.h"
-#include "procfs.h"
-#include "topology.h"
-#include "workload.h"
+#include "core/sys/fallback.h"
+#include "core/sys/mpol.h"
+#include "core/api/placement.h"
+#include "core/sys/procfs.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 
 enum policy { POL_PREFERRED, POL_PREFERRED_MANY, POL_INTERLEAVE, POL_BIND };
 

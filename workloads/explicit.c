@@ -25,10 +25,10 @@
 #include <numa.h>
 #include <numaif.h>
 
-#include "faultin.h"
-#include "placement.h"
-#include "topology.h"
-#include "workload.h"
+#include "workloads/lib/faultin.h"
+#include "core/api/placement.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 
 enum policy { POL_BIND, POL_PREFERRED, POL_PREFERRED_MANY, POL_INTERLEAVE };
 

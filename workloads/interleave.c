@@ -11,7 +11,7 @@
  * /sys/kernel/mm/mempolicy/weighted_interleave/nodeN through knobs (the
  * runner restores them); the directory is probed, never assumed.  Then
  * move_pages(2) tells where every page lives, and each page is compared with
- * the node weighted_interleave_nid() gives its virtual page number (core/
+ * the node weighted_interleave_nid() gives its virtual page number (core/sys/
  * mpol.c): the verification is exact, not a ratio.  Fault-in time is taken
  * per run of pages that the walk sends to one node, giving a throughput per
  * node.
@@ -26,11 +26,11 @@
 #include <numa.h>
 #include <numaif.h>
 
-#include "faultin.h"
-#include "mpol.h"
-#include "placement.h"
-#include "topology.h"
-#include "workload.h"
+#include "workloads/lib/faultin.h"
+#include "core/sys/mpol.h"
+#include "core/api/placement.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 
 #define ALIGN_BYTES (2u << 20) /* THP folio size on x86-64: the mapping starts on one */
 #define FOLIO_ORDER 9

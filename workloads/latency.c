@@ -4,11 +4,11 @@
  * loaded latency from every CPU node to every memory node, private nodes
  * included, beside what the firmware declares (HMAT via sysfs and hwloc).
  *
- * Method (multichase, Intel MLC, MICRO'23): core/chase.h, pinned to the
+ * Method (multichase, Intel MLC, MICRO'23): workloads/lib/chase.h, pinned to the
  * initiator's first CPU, buffers MPOL_BIND to the target with huge pages
- * (core/nodebuf.h); bandwidth kernels with 1..N pinned threads and the
- * loaded-latency curve with 0..N-1 load threads (core/membw.h); declared
- * values from core/hmat.h.  A 16 KiB chase is each initiator's L1 reference.
+ * (workloads/lib/nodebuf.h); bandwidth kernels with 1..N pinned threads and the
+ * loaded-latency curve with 0..N-1 load threads (workloads/lib/membw.h); declared
+ * values from core/sys/hmat.h.  A 16 KiB chase is each initiator's L1 reference.
  * Every buffer stays mapped until teardown and is in the page census: the
  * runner explains growth at the phase's peak with the census at the end.
  */
@@ -21,15 +21,15 @@
 
 #include <numa.h>
 
-#include "chase.h"
-#include "hmat.h"
-#include "knob.h"
-#include "membw.h"
-#include "nodebuf.h"
-#include "placement.h"
-#include "topology.h"
-#include "virt.h"
-#include "workload.h"
+#include "workloads/lib/chase.h"
+#include "core/sys/hmat.h"
+#include "core/sys/knob.h"
+#include "workloads/lib/membw.h"
+#include "workloads/lib/nodebuf.h"
+#include "core/api/placement.h"
+#include "core/sys/topology.h"
+#include "core/sys/virt.h"
+#include "core/api/workload.h"
 
 #define L1_REF_BYTES (16UL << 10)
 #define MAX_CPUS     1024

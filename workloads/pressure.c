@@ -33,11 +33,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "placement.h"
-#include "procfs.h"
-#include "scratchfs.h"
-#include "stress.h"
-#include "workload.h"
+#include "core/api/placement.h"
+#include "core/sys/procfs.h"
+#include "workloads/lib/scratchfs.h"
+#include "workloads/lib/stress.h"
+#include "core/api/workload.h"
 
 enum kind { K_ANON, K_THP, K_NUMA, K_PAGECACHE, K_SLAB, K_SOCKETS, K_COMPACTION, K_RECLAIM, NK };
 #define KB(k)	    (1u << (k))

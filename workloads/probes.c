@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * probes.c - leak probes: user-triggerable kernel paths that allocate on a
- * named node or on every node of a node-state mask (core/probe.h has the
- * model, core/probe_table.c the catalogue with each probe's 6.12 kernel
+ * named node or on every node of a node-state mask (workloads/probes/probe.h has the
+ * model, workloads/probes/probe_table.c the catalogue with each probe's 6.12 kernel
  * path, trigger, expected private-node behaviour and cleanup).
  *
  * run() drives every selected probe against the device nodes, one after
@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe.h"
-#include "workload.h"
+#include "workloads/probes/probe.h"
+#include "core/api/workload.h"
 
 static const struct pn_opt probes_opts[] = {
 	{ "probes", PN_OPT_STRING, "all",

@@ -188,7 +188,7 @@ class Run:
 
     def collectors(self):
         """$.collectors, checked: objects whose `file` is null or a file name in the
-        run directory (core/run.c writes <collector>.csv there; a path is refused)."""
+        run directory (core/runner/run.c writes <collector>.csv there; a path is refused)."""
         cs = self.doc.get("collectors") or []
         if not isinstance(cs, list):
             raise InputError(f"{self.jpath}: $.collectors is not an array")

@@ -1,4 +1,4 @@
-"""The collectors' time series (core/series.c): `t_ns,iteration,phase,<raw
+"""The collectors' time series (core/api/series.c): `t_ns,iteration,phase,<raw
 counters>`, one row per sample, every counter an integer.
 
 Read column-wise: the rows go through numpy's C parser a chunk at a time and

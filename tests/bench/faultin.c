@@ -38,11 +38,11 @@
 #include <numa.h>
 #include <numaif.h>
 
-#include "params.h"
-#include "pn.h"
-#include "procfs.h"
-#include "topology.h"
-#include "workload.h"
+#include "core/api/params.h"
+#include "core/lib/pn.h"
+#include "core/sys/procfs.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 
 extern const struct pn_workload pn_workload_explicit;
 extern const struct pn_workload pn_workload_interleave;

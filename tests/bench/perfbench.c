@@ -53,9 +53,9 @@
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
 
-#include "collector.h"
-#include "pn.h"
-#include "workload.h"
+#include "core/api/collector.h"
+#include "core/lib/pn.h"
+#include "core/api/workload.h"
 
 extern const struct pn_collector pn_collector_perf;
 

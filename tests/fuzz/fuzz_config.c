@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "config.h"
+#include "core/config/config.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pageowner.h"
+#include "collectors/perf/pgowner.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pageacct.h"
-#include "perfring.h"
-#include "pgdecode.h"
-#include "tpfmt.h"
+#include "collectors/perf/pgacct.h"
+#include "collectors/perf/perfring.h"
+#include "collectors/perf/pgdecode.h"
+#include "collectors/perf/tpfmt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);

@@ -22,8 +22,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "counterfile.h"
-#include "procfs.h"
+#include "core/sys/cfile.h"
+#include "core/sys/procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,7 +6,7 @@
 #    workload are explicit (0 general), a quiet phase reports 0;
 #  - stock, booted with page_owner=on: page_owner holds the foreign
 #    process's pages on the node at the phase's end as general pages, and
-#    the explicit workload's as explicit (core/pageowner.c);
+#    the explicit workload's as explicit (collectors/perf/pgowner.c);
 #  - patched ("private" mode, node 1 opted in to mempolicy): the foreign
 #    process's pages carry __GFP_PRIVATE, so they are explicit, 0 general,
 #    and mm_private_alloc fired for every one of them.

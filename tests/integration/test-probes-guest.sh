@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The leak probes (core/probe*.c) in QEMU guests of the reference kernels,
+# The leak probes (workloads/probes/probe*.c) in QEMU guests of the reference kernels,
 # device memory onlined as ZONE_NORMAL (memhp_default_state=online), where
 # kernel allocations can reach it:
 #   stock    every probe that runs puts pages on the device nodes
@@ -35,8 +35,8 @@ patched=$("$KS/scripts/kernel-path.sh" patched 2>/dev/null) || skipall "no patch
 T=$(mktemp -d /tmp/pnbench-probes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PN=${PNBENCH_BIN:-build/pnbench}
-gcc -std=gnu11 -D_GNU_SOURCE -Icore -static -O2 -o "$T/pn-probes" tests/tools/pn-probes.c \
-	core/probe_*.c core/util.c -lm 2>"$T/gcc.err" || skipall "cannot build the static probe driver: $(head -n 2 "$T/gcc.err")"
+gcc -std=gnu11 -D_GNU_SOURCE -I. -static -O2 -o "$T/pn-probes" tests/tools/pn-probes.c \
+	workloads/probes/probe_*.c core/lib/util.c -lm 2>"$T/gcc.err" || skipall "cannot build the static probe driver: $(head -n 2 "$T/gcc.err")"
 
 boot() { # kind -> $T/kind.log; returns run-guest's status
 	local kind=$1 args=()

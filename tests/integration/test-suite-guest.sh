@@ -275,7 +275,7 @@ for mode in ${SUITE_KINDS:-private isolate stock}; do
 	calibrate "$mode"
 	# 0 is what a quiet node must read, also right after the leak run freed
 	# its pages there: a reading counts only once a refresh pass moved no
-	# page on the node's per-CPU lists (core/account.h), which can take tens
+	# page on the node's per-CPU lists (core/runner/account.h), which can take tens
 	# of passes in the first iteration ("before/after" passes below).
 	expect "[$mode] quiet: $nq iterations, general pages on the device nodes in each: $iters, exit 0; node 1 read in $qset passes" \
 		"rc=$qrc iters=$iters" test "$qrc" = 0 -a "$nq" -ge 10 -a "$(py "$qt" "int(all(x == 0 for x in $iters))")" = 1

@@ -5,7 +5,7 @@ with its series stretched to ROWS samples.
 usage: make_series.py OUT_DIR [--rows N] [--golden NAME] [--interval-ms MS]
 
 OUT_DIR gets the golden's run.json and a nodestat.csv and vmstat.csv of ROWS
-rows each (the CSV format of core/series.c: t_ns,iteration,phase,<raw
+rows each (the CSV format of core/api/series.c: t_ns,iteration,phase,<raw
 counters>).  nodestat.csv has the golden's real header; vmstat.csv has the
 counter names of the golden's node0.vmstat.* columns (the golden leaves
 vmstat.csv out, its run.json still names it).  The rows are the golden's own

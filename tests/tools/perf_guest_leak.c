@@ -26,8 +26,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collector.h"
-#include "workload.h"
+#include "core/api/collector.h"
+#include "core/api/workload.h"
 
 extern const struct pn_collector pn_collector_perf;
 

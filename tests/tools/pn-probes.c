@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pn-probes - run the leak probes (core/probe.h) without the runner, one at
+ * pn-probes - run the leak probes (workloads/probes/probe.h) without the runner, one at
  * a time, each released before the next, and print what each measured.
  * Built statically for the kernel-series guests by
  * tests/integration/test-probes-guest.sh; also usable by hand as root.
@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "workloads/probes/probe.h"
 
 #define MAX_COUNTS 32
 

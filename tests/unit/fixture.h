@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "pn.h"
+#include "core/lib/pn.h"
 
 static inline void use_fixture(const char *name)
 {

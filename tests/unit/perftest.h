@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tpfmt.h"
+#include "collectors/perf/tpfmt.h"
 
 static inline void fixture(char *out, size_t len, const char *name)
 {

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "pn.h"
+#include "core/lib/pn.h"
 
 static char tree[256];
 

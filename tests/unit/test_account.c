@@ -14,8 +14,8 @@
 
 #include <cmocka.h>
 
-#include "account.h"
-#include "procfs.h"
+#include "core/runner/account.h"
+#include "core/sys/procfs.h"
 
 #define PS    ((int64_t)4096)
 #define MB(x) ((int64_t)(x) << 20)

@@ -21,8 +21,8 @@
 
 #include <cmocka.h>
 
-#include "cgroup.h"
-#include "pn.h"
+#include "core/sys/cgroup.h"
+#include "core/lib/pn.h"
 
 #define LEAF "/sys/fs/cgroup/run/leaf"
 

@@ -17,10 +17,10 @@
 
 #include <cmocka.h>
 
-#include "chase.h"
+#include "workloads/lib/chase.h"
 #include "fixture.h"
-#include "membw.h"
-#include "nodebuf.h"
+#include "workloads/lib/membw.h"
+#include "workloads/lib/nodebuf.h"
 
 #define PAGE 4096UL
 

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "collector.h"
-#include "pn.h"
+#include "core/api/collector.h"
+#include "core/lib/pn.h"
 
 #define KB(x) ((int64_t)(x)*1024)
 

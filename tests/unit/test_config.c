@@ -26,9 +26,9 @@
 #include <cjson/cJSON.h>
 
 #include "capture.h"
-#include "config.h"
-#include "params.h"
-#include "utf8.h"
+#include "core/config/config.h"
+#include "core/api/params.h"
+#include "core/lib/utf8.h"
 
 static char srcdir[PATH_MAX];
 

@@ -18,10 +18,10 @@
 #include <cjson/cJSON.h>
 #include <numa.h>
 
-#include "params.h"
-#include "pn.h"
-#include "topology.h"
-#include "workload.h"
+#include "core/api/params.h"
+#include "core/lib/pn.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 #include "wltest.h"
 
 extern const struct pn_workload pn_workload_explicit;

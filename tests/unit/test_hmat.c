@@ -24,9 +24,9 @@
 #include <cmocka.h>
 
 #include "fixture.h"
-#include "hmat.h"
-#include "topology.h"
-#include "virt.h"
+#include "core/sys/hmat.h"
+#include "core/sys/topology.h"
+#include "core/sys/virt.h"
 
 static uint64_t fixture_u64(const char *rel)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_interleave.c - the interleave node walk (core/mpol.c) on synthetic
+ * test_interleave.c - the interleave node walk (core/sys/mpol.c) on synthetic
  * node sets and fake move_pages results, the weights directory through the
  * sysroot, and the interleave workload on the running kernel (its exact
  * per-page map checked on real pages; multi-node parts skip with a reason).
@@ -20,11 +20,11 @@
 #include <cjson/cJSON.h>
 #include <numa.h>
 
-#include "mpol.h"
-#include "params.h"
-#include "pn.h"
-#include "topology.h"
-#include "workload.h"
+#include "core/sys/mpol.h"
+#include "core/api/params.h"
+#include "core/lib/pn.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 #include "wltest.h"
 
 extern const struct pn_workload pn_workload_interleave;

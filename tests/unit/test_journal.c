@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_journal.c - the journal of a run's changes (core/journal.h) against a
+ * test_journal.c - the journal of a run's changes (core/sys/journal.h) against a
  * replayed tree: a run that dies without undoing leaves a journal, the next
  * run refuses to start, `pnbench recover` puts the knob back (under the
  * journal's own sysroot) and removes the journal and the cgroup it made.
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "journal.h"
-#include "knob.h"
-#include "pn.h"
+#include "core/sys/journal.h"
+#include "core/sys/knob.h"
+#include "core/lib/pn.h"
 
 static char root[] = "/tmp/pn-journal.XXXXXX";
 static char rundir[PATH_MAX + 8], sys[PATH_MAX + 8];

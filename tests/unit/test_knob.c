@@ -18,8 +18,8 @@
 
 #include <cmocka.h>
 
-#include "knob.h"
-#include "pn.h"
+#include "core/sys/knob.h"
+#include "core/lib/pn.h"
 
 static void expect_path(const char *key, const char *want)
 {

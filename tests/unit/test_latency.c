@@ -20,10 +20,10 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "params.h"
-#include "pn.h"
-#include "topology.h"
-#include "workload.h"
+#include "core/api/params.h"
+#include "core/lib/pn.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 #include "wltest.h"
 
 extern const struct pn_workload pn_workload_latency;

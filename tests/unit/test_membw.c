@@ -18,9 +18,9 @@
 
 #include <cmocka.h>
 
-#include "chase.h"
-#include "membw.h"
-#include "nodebuf.h"
+#include "workloads/lib/chase.h"
+#include "workloads/lib/membw.h"
+#include "workloads/lib/nodebuf.h"
 
 static void test_names(void **state)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_outfile.c - core/atomicfile.c and core/outdir.c: result files are
+ * test_outfile.c - core/lib/atomicfile.c and core/lib/outdir.c: result files are
  * never written through what is planted under their names, the results
  * directory is locked, and -o names that are no place for results are
  * refused.
@@ -20,9 +20,9 @@
 
 #include <cmocka.h>
 
-#include "atomicfile.h"
-#include "outdir.h"
-#include "pn.h"
+#include "core/lib/atomicfile.h"
+#include "core/lib/outdir.h"
+#include "core/lib/pn.h"
 
 struct fx {
 	char dir[64];

@@ -31,8 +31,8 @@
 
 #include <cmocka.h>
 
-#include "pagemap.h"
-#include "procfs.h"
+#include "core/sys/pagemap.h"
+#include "core/sys/procfs.h"
 
 static char srcdir[PATH_MAX + 16];
 static char tmpdir[] = "/tmp/pnbench-pagemap-XXXXXX";

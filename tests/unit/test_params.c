@@ -18,8 +18,8 @@
 #include <cjson/cJSON.h>
 
 #include "capture.h"
-#include "params.h"
-#include "workload.h"
+#include "core/api/params.h"
+#include "core/api/workload.h"
 
 static const char *const policies[] = { "bind", "preferred", "interleave", NULL };
 

@@ -15,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "pageacct.h"
+#include "collectors/perf/pgacct.h"
 #include "perftest.h"
-#include "pfnnode.h"
+#include "core/sys/pfnnode.h"
 
 static uint64_t now_t;
 

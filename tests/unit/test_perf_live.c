@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include "collector.h"
-#include "perfproc.h"
-#include "workload.h"
+#include "core/api/collector.h"
+#include "core/sys/perfproc.h"
+#include "core/api/workload.h"
 
 extern const struct pn_collector pn_collector_perf;
 

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "pageowner.h"
+#include "collectors/perf/pgowner.h"
 #include "perftest.h"
-#include "pn.h"
+#include "core/lib/pn.h"
 
 static void use(const char *tree)
 {

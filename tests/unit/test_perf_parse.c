@@ -18,9 +18,9 @@
 #include <traceevent/event-parse.h>
 #include <traceevent/trace-seq.h>
 
-#include "perfring.h"
+#include "collectors/perf/perfring.h"
 #include "perftest.h"
-#include "tpfmt.h"
+#include "collectors/perf/tpfmt.h"
 
 const char *__lsan_default_suppressions(void);
 

@@ -17,8 +17,8 @@
 #include <cmocka.h>
 
 #include "perftest.h"
-#include "pfnnode.h"
-#include "pn.h"
+#include "core/sys/pfnnode.h"
+#include "core/lib/pn.h"
 
 #define BLK 32768ULL /* 128 MiB blocks of 4 KiB pages */
 

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "collector.h"
+#include "core/api/collector.h"
 #include "perftest.h"
-#include "workload.h"
+#include "core/api/workload.h"
 
 extern const struct pn_collector pn_collector_perf;
 

@@ -20,7 +20,7 @@
 #include <numa.h>
 #include <numaif.h>
 
-#include "placement.h"
+#include "core/api/placement.h"
 
 static size_t psz;
 

@@ -25,13 +25,13 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "params.h"
-#include "pn.h"
-#include "scratchfs.h"
-#include "procfs.h"
-#include "stress.h"
-#include "topology.h"
-#include "workload.h"
+#include "core/api/params.h"
+#include "core/lib/pn.h"
+#include "workloads/lib/scratchfs.h"
+#include "core/sys/procfs.h"
+#include "workloads/lib/stress.h"
+#include "core/sys/topology.h"
+#include "core/api/workload.h"
 #include "wltest.h"
 
 extern const struct pn_workload pn_workload_pressure;

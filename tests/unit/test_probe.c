@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_probe.c - the leak-probe library (core/probe*.c) on this host: the
+ * test_probe.c - the leak-probe library (workloads/probes/probe*.c) on this host: the
  * catalogue is complete, the generic skip reasons (root, device node,
  * movable-only memory) come from the sysroot, the vmallocinfo and slab
  * parsers count only what is new per node, and what a probe holds is undone
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "probe.h"
+#include "workloads/probes/probe.h"
 
 #define SCRATCHTREE_NAME "probe"
 #include "scratchtree.h"

@@ -23,9 +23,9 @@
 
 #include <cmocka.h>
 
-#include "counterfile.h"
-#include "pn.h"
-#include "procfs.h"
+#include "core/sys/cfile.h"
+#include "core/lib/pn.h"
+#include "core/sys/procfs.h"
 
 #define KB(x) ((int64_t)(x)*1024)
 

@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "procfs.h"
+#include "core/sys/procfs.h"
 
 static char srcdir[PATH_MAX + 16], bindir[PATH_MAX];
 

@@ -24,9 +24,9 @@
 
 #include <cmocka.h>
 
-#include "account.h"
+#include "core/runner/account.h"
 #include "fixture.h"
-#include "procfs.h"
+#include "core/sys/procfs.h"
 
 /* ---- the per-CPU lines ---- */
 

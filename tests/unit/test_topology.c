@@ -21,8 +21,8 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "pn.h"
-#include "topology.h"
+#include "core/lib/pn.h"
+#include "core/sys/topology.h"
 
 /* ---- building synthetic trees ---- */
 

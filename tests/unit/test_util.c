@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_util.c - core/util.c: sizes (exact decimal arithmetic, binary units
+ * test_util.c - core/lib/util.c: sizes (exact decimal arithmetic, binary units
  * up to P, overflow), at the edges.
  */
 #include <errno.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "pn.h"
+#include "core/lib/pn.h"
 
 #define KiB (1ULL << 10)
 #define TiB (1ULL << 40)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * test_verdict.c - the one exit code: how a run ended and what it judged,
- * in the documented order (core/verdict.c).
+ * in the documented order (core/runner/verdict.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "runner.h"
+#include "core/runner/runner.h"
 
 static int code_of(struct pn_verdict_in in, const char *want_result)
 {

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "params.h"
-#include "pn.h"
-#include "workload.h"
+#include "core/api/params.h"
+#include "core/lib/pn.h"
+#include "core/api/workload.h"
 
 struct wlt {
 	struct pn_wl w;
