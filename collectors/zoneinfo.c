@@ -45,8 +45,8 @@ struct zi_ent {
 
 struct zoneinfo {
 	struct pn_file f;
-	struct pn_tlines tl; /* fast path: line templates */
-	int *pcp_cols;	     /* pcp_count columns, zeroed before each sample */
+	struct pn_cfile_lines tl; /* fast path: line templates */
+	int *pcp_cols;		  /* pcp_count columns, zeroed before each sample */
 	size_t npcp;
 	size_t n, cap;
 	struct zi_ent *ent;
@@ -151,7 +151,7 @@ static int zi_build_templates(struct pn_coll *c, struct zoneinfo *z)
 			p = *e ? e + 1 : e;
 			continue;
 		}
-		plen = pn_tlines_prefix_len(p, e);
+		plen = pn_cfile_lines_prefix_len(p, e);
 		if (!plen) {
 			const char *te = e;
 
@@ -163,10 +163,10 @@ static int zi_build_templates(struct pn_coll *c, struct zoneinfo *z)
 				st = ST_NODESTATS;
 			else if ((size_t)(te - k) == 8 && !memcmp(k, "pagesets", 8))
 				st = ST_PAGESETS;
-			pn_tlines_add(&z->tl, p, (size_t)(te - p), PN_TL_TEXT, -1);
+			pn_cfile_lines_add(&z->tl, p, (size_t)(te - p), PN_CFILE_LINE_TEXT, -1);
 		} else {
 			char key[PN_PROCFS_KEY_MAX], name[160];
-			enum pn_tl_kind kind = PN_TL_NUM;
+			enum pn_cfile_line_kind kind = PN_CFILE_LINE_NUM;
 			int col = -1;
 
 			ke = p + plen;
@@ -186,11 +186,11 @@ static int zi_build_templates(struct pn_coll *c, struct zoneinfo *z)
 			} else if (node >= 0 && st == ST_PAGESETS && !strcmp(key, "count")) {
 				snprintf(name, sizeof(name), "node%d.%s.pcp_count", node, zone);
 				col = pn_series_find_col(&c->series, name);
-				kind = PN_TL_ADD;
+				kind = PN_CFILE_LINE_ADD;
 			}
 			if (col < -1)
 				col = -1;
-			pn_tlines_add(&z->tl, p, plen, kind, col);
+			pn_cfile_lines_add(&z->tl, p, plen, kind, col);
 		}
 		p = *e ? e + 1 : e;
 	}
@@ -211,7 +211,7 @@ static void zoneinfo_close(struct pn_coll *c)
 	if (!z)
 		return;
 	pn_file_close(&z->f);
-	pn_tlines_free(&z->tl);
+	pn_cfile_lines_free(&z->tl);
 	free(z->pcp_cols);
 	for (size_t i = 0; i < z->nnames; i++)
 		free(z->names[i]);
@@ -307,7 +307,7 @@ static int zoneinfo_sample(struct pn_coll *c, int64_t *row)
 		return pn_error(ret, "%s: read: %s", z->f.path, strerror(-ret));
 	for (size_t i = 0; i < z->npcp; i++)
 		row[z->pcp_cols[i]] = 0;
-	if (pn_tlines_match(&z->tl, z->f.buf, z->f.len, row) == 0)
+	if (pn_cfile_lines_match(&z->tl, z->f.buf, z->f.len, row) == 0)
 		return 0;
 	/* The layout changed (a zone got populated, a CPU came online...):
 	 * the full parser, first in file order, then by lookup. */

@@ -95,8 +95,8 @@ struct interleave_priv {
 	size_t raw_len;
 	int *status;			 /* npages */
 	uint64_t touch_ns[PN_MAX_NODES]; /* fault-in time by expected node */
-	struct pn_ilmap il;		 /* the walk run() verifies against */
-	struct pn_ilcmp cmp;
+	struct pn_mpol_ilmap il;	 /* the walk run() verifies against */
+	struct pn_mpol_ilcmp cmp;
 };
 
 static int interleave_supported(const struct pn_env *env, char *why, size_t whylen)
@@ -144,7 +144,7 @@ static int plan_weights(struct pn_wl *w, struct interleave_priv *p)
 					ws);
 		return 0;
 	}
-	ret = pn_wil_probe(&have);
+	ret = pn_mpol_wil_probe(&have);
 	if (ret)
 		return pn_error(-EOPNOTSUPP,
 				"workload interleave: policy weighted_interleave: %s is missing "
@@ -160,16 +160,16 @@ static int plan_weights(struct pn_wl *w, struct interleave_priv *p)
 	}
 	if (!ws[0])
 		return 0;
-	ret = pn_wil_parse(ws, &p->nodes, p->weights, why, sizeof(why));
+	ret = pn_mpol_wil_parse(ws, &p->nodes, p->weights, why, sizeof(why));
 	if (ret)
 		return pn_error(ret, "workload interleave: weights %s", why);
 	p->set_weights = true;
 	/*
 	 * 6.16+ recompute weights in "auto" mode, and writing a weight turns
 	 * it off for good: set it "false" first, so the knob list restores it
-	 * last, after the weights (auto or __auto_type: pn_wil_auto_path()).
+	 * last, after the weights (auto or __auto_type: pn_mpol_wil_auto_path()).
 	 */
-	if (!pn_wil_auto_path(autop, sizeof(autop))) {
+	if (!pn_mpol_wil_auto_path(autop, sizeof(autop))) {
 		ret = pn_wl_knob(w, autop, "false");
 		if (ret)
 			return ret;
@@ -231,9 +231,9 @@ static int load_walk(struct pn_wl *w, struct interleave_priv *p)
 	int n;
 
 	if (!p->weighted)
-		return pn_ilmap_init(&p->il, &p->nodes, NULL);
+		return pn_mpol_ilmap_init(&p->il, &p->nodes, NULL);
 	pn_nodeset_for_each (n, &p->nodes) {
-		if (pn_wil_read(n, &now[n])) {
+		if (pn_mpol_wil_read(n, &now[n])) {
 			pn_res_note(&w->res, "weight of node %d unreadable: counted as 1", n);
 			now[n] = 1;
 		}
@@ -241,7 +241,7 @@ static int load_walk(struct pn_wl *w, struct interleave_priv *p)
 			pn_res_note(&w->res, "node %d: weight %u asked, %u in force", n,
 				    p->weights[n], now[n]);
 	}
-	return pn_ilmap_init(&p->il, &p->nodes, now);
+	return pn_mpol_ilmap_init(&p->il, &p->nodes, now);
 }
 
 static int map_region(struct interleave_priv *p)
@@ -306,7 +306,7 @@ static int fault_all(struct pn_wl *w, struct interleave_priv *p, uint64_t *ns)
 		shift++;
 	for (size_t i = 0; i < p->npages; i++) {
 		uint64_t addr = base + ((uint64_t)i << shift);
-		int want = pn_ilmap_nid(&p->il, pn_ilx_anon(base, addr, order, shift));
+		int want = pn_mpol_ilmap_nid(&p->il, pn_mpol_ilx_anon(base, addr, order, shift));
 
 		if (want == cur)
 			continue;
@@ -341,7 +341,7 @@ static const struct pn_col map_cols[] = {
 
 static void report_nodes(struct pn_wl *w, struct interleave_priv *p)
 {
-	const struct pn_ilcmp *c = &p->cmp;
+	const struct pn_mpol_ilcmp *c = &p->cmp;
 	int t = pn_res_table(&w->res, "interleave_map",
 			     "per node of the policy: weight in force, pages the kernel's walk "
 			     "puts there, pages found there, fault-in time of its runs",
@@ -375,7 +375,7 @@ static void report_nodes(struct pn_wl *w, struct interleave_priv *p)
 static void report(struct pn_wl *w, struct interleave_priv *p, uint64_t ns)
 {
 	struct pn_res *r = &w->res;
-	const struct pn_ilcmp *c = &p->cmp;
+	const struct pn_mpol_ilcmp *c = &p->cmp;
 
 	pn_wl_metric(w, "fault_throughput", NULL,
 		     ns ? (double)p->size_bytes * 1e9 / (double)ns : 0.0);
@@ -446,8 +446,8 @@ static int interleave_run(struct pn_wl *w)
 	if (ret)
 		return ret;
 	memset(&p->cmp, 0, sizeof(p->cmp));
-	pn_ilmap_compare(&p->il, (uintptr_t)p->map, p->page_bytes, p->thp ? FOLIO_ORDER : 0,
-			 p->status, p->npages, &p->cmp);
+	pn_mpol_ilmap_compare(&p->il, (uintptr_t)p->map, p->page_bytes, p->thp ? FOLIO_ORDER : 0,
+			      p->status, p->npages, &p->cmp);
 	census(w, p);
 	report(w, p, ns);
 	return 0;

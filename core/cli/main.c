@@ -19,6 +19,7 @@
 #include "core/lib/outdir.h"
 #include "core/config/config.h"
 #include "core/sys/journal.h"
+#include "recover.h"
 #include "core/sys/knob.h"
 #include "core/api/params.h"
 #include "core/lib/pn.h"

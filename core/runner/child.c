@@ -70,7 +70,7 @@ static void child_main(struct pn_child *c, int sock, const char *cg_path)
 		_exit(126); /* the runner is already gone */
 	pn_locks_drop_inherited();
 	if (cg_path) {
-		ret = pn_cg_enter(cg_path);
+		ret = pn_cgroup_enter(cg_path);
 		if (ret)
 			pn_res_note(&w->res, "could not enter cgroup %s: %s", cg_path,
 				    strerror(-ret));
@@ -263,7 +263,7 @@ void pn_child_outcome(struct pn_child *c, const struct pn_cgroup_root *cr, struc
 	int64_t kills = 0;
 
 	memset(o, 0, sizeof(*o));
-	if (c->has_cg && pn_cg_oom_kills(cr, c->cg_path, &kills) == 0)
+	if (c->has_cg && pn_cgroup_oom_kills(cr, c->cg_path, &kills) == 0)
 		o->oom_kills = kills - c->oom_kills_before;
 	if (c->got_result && pn_res_parse(&c->w->res, c->buf + sizeof(struct msg_hdr)) != 0)
 		pn_res_note(&c->w->res, "the child's result could not be parsed");

@@ -160,7 +160,7 @@ void pn_exec_sample(struct pn_exec_state *x)
 static void check_leaf(struct pn_exec_state *x)
 {
 	pid_t pids[64];
-	int n = pn_cg_procs(x->leaf, pids, PN_ARRAY_SIZE(pids));
+	int n = pn_cgroup_procs(x->leaf, pids, PN_ARRAY_SIZE(pids));
 
 	for (int i = 0; i < n && i < (int)PN_ARRAY_SIZE(pids); i++)
 		if (pids[i] == x->pid)
@@ -182,7 +182,7 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 	if (x->pid == 0) {
 		/* Into its leaf before execve: what the exec allocates is the
 		 * leaf's, and so is everything the command forks. */
-		int ret = x->have_leaf ? pn_cg_enter(x->leaf) : 0;
+		int ret = x->have_leaf ? pn_cgroup_enter(x->leaf) : 0;
 
 		if (ret)
 			fprintf(stderr, "pnbench: warning: --exec: cannot enter cgroup %s: %s\n",

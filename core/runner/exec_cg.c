@@ -43,7 +43,7 @@ void pn_exec_leaf_make(struct run *r, struct pn_exec_state *x)
 		return;
 	}
 	snprintf(name, sizeof(name), "p%d-exec", r->phase_seq);
-	ret = pn_cg_leaf(&r->cg, name, x->leaf, sizeof(x->leaf));
+	ret = pn_cgroup_leaf(&r->cg, name, x->leaf, sizeof(x->leaf));
 	if (ret) {
 		snprintf(x->cg_note, sizeof(x->cg_note), "cannot make cgroup %.80s/%.20s: %.60s",
 			 r->cg.base, name, strerror(-ret));
@@ -59,7 +59,7 @@ void pn_exec_leaf_read(struct run *r, struct pn_exec_state *x, const int *nodes,
 		return;
 	x->cgn = pn_xcalloc((size_t)n + 1, sizeof(*x->cgn));
 	for (int k = 0; k < n; k++) {
-		int ret = pn_cg_numa_stat(&r->cg, x->leaf, nodes[k], &x->cgn[k]);
+		int ret = pn_cgroup_numa_stat(&r->cg, x->leaf, nodes[k], &x->cgn[k]);
 
 		if (ret) {
 			pn_warn("--exec: %s/memory.numa_stat: %s", x->leaf, strerror(-ret));
@@ -93,7 +93,7 @@ static void comm_of(pid_t pid, char *comm, size_t len)
 static int describe(const char *leaf, char *buf, size_t len)
 {
 	pid_t pids[PN_EXEC_SURVIVOR_EXAMPLES];
-	int n = pn_cg_procs(leaf, pids, PN_ARRAY_SIZE(pids));
+	int n = pn_cgroup_procs(leaf, pids, PN_ARRAY_SIZE(pids));
 	size_t off = 0;
 
 	buf[0] = '\0';
@@ -118,7 +118,7 @@ void pn_exec_interrupt(struct pn_exec_state *x)
 	x->kill_stage = 1;
 	x->kill_at_ns = pn_now_ns() + PN_EXEC_GRACE_MS * 1000000ULL;
 	if (x->have_leaf)
-		n = pn_cg_signal(x->leaf, SIGTERM);
+		n = pn_cgroup_signal(x->leaf, SIGTERM);
 	if (!x->exited && !x->have_leaf && kill(x->pid, SIGTERM) == 0)
 		n = 1;
 	if (n > 0)
@@ -146,7 +146,7 @@ void pn_exec_escalate(struct pn_exec_state *x, uint64_t now_ns)
 	pn_warn("--exec: %d process(es) still alive %d ms after SIGTERM (%s): SIGKILL", n,
 		PN_EXEC_GRACE_MS, who);
 	if (x->have_leaf)
-		pn_cg_signal(x->leaf, SIGKILL);
+		pn_cgroup_signal(x->leaf, SIGKILL);
 	if (!x->exited)
 		kill(x->pid, SIGKILL);
 }
@@ -159,10 +159,10 @@ static int wait_empty(struct pn_exec_state *x, uint64_t until_ns, bool kill)
 	pid_t pids[LEAF_MAX_PIDS];
 	int n;
 
-	while ((n = pn_cg_procs(x->leaf, pids, PN_ARRAY_SIZE(pids))) > 0 &&
+	while ((n = pn_cgroup_procs(x->leaf, pids, PN_ARRAY_SIZE(pids))) > 0 &&
 	       pn_now_ns() < until_ns) {
 		if (kill)
-			pn_cg_signal(x->leaf, SIGKILL);
+			pn_cgroup_signal(x->leaf, SIGKILL);
 		sleep_ms(10);
 	}
 	return n;
@@ -188,10 +188,10 @@ void pn_exec_end_survivors(struct pn_exec_state *x)
 
 	if (!x->have_leaf) {
 		if (x->leaf[0]) /* made, but the command did not enter it */
-			pn_cg_remove(x->leaf);
+			pn_cgroup_remove(x->leaf);
 		return;
 	}
-	n = pn_cg_procs(x->leaf, pids, PN_ARRAY_SIZE(pids));
+	n = pn_cgroup_procs(x->leaf, pids, PN_ARRAY_SIZE(pids));
 	if (n < 0) {
 		pn_warn("--exec: %s/cgroup.procs: %s", x->leaf, strerror(-n));
 	} else {
@@ -208,13 +208,13 @@ void pn_exec_end_survivors(struct pn_exec_state *x)
 		if (x->kill_stage == 0) {
 			x->kill_stage = 1;
 			x->kill_at_ns = pn_now_ns() + PN_EXEC_GRACE_MS * 1000000ULL;
-			pn_cg_signal(x->leaf, SIGTERM);
+			pn_cgroup_signal(x->leaf, SIGTERM);
 		}
 		left = wait_empty(x, x->kill_at_ns, false);
 		x->surv.killed = left > 0 ? left : 0;
 		x->surv.terminated = n > x->surv.killed ? n - x->surv.killed : 0;
 		if (left > 0) {
-			pn_cg_signal(x->leaf, SIGKILL);
+			pn_cgroup_signal(x->leaf, SIGKILL);
 			left = wait_empty(x, pn_now_ns() + KILL_WAIT_MS * 1000000ULL, true);
 		}
 		pn_warn("--exec: of its %d process(es), %d ended on SIGTERM, %d were killed "
@@ -222,7 +222,7 @@ void pn_exec_end_survivors(struct pn_exec_state *x)
 			n, x->surv.terminated, x->surv.killed,
 			left > 0 ? "; some are still there" : "");
 	}
-	ret = pn_cg_remove(x->leaf);
+	ret = pn_cgroup_remove(x->leaf);
 	if (ret)
 		pn_warn("cgroup %s: %s", x->leaf, strerror(-ret));
 }

@@ -136,7 +136,7 @@ static void make_leaf(struct phase *p, size_t i)
 	if (!r->cg.version || !s->setup_ok)
 		return;
 	snprintf(name, sizeof(name), "p%d-%zu-%s", r->phase_seq, i, s->w.ops->name);
-	ret = pn_cg_leaf(&r->cg, name, s->leaf, sizeof(s->leaf));
+	ret = pn_cgroup_leaf(&r->cg, name, s->leaf, sizeof(s->leaf));
 	if (ret) {
 		pn_warn("cgroup %s/%s: %s: workload runs without a cgroup", r->cg.base, name,
 			strerror(-ret));
@@ -147,9 +147,9 @@ static void make_leaf(struct phase *p, size_t i)
 		s->w.memory_max = s->cw->memory_max;
 	if (s->cw->memory_high)
 		s->w.memory_high = s->cw->memory_high;
-	if (s->w.memory_max && (ret = pn_cg_set_max(&r->cg, s->leaf, s->w.memory_max)))
+	if (s->w.memory_max && (ret = pn_cgroup_set_max(&r->cg, s->leaf, s->w.memory_max)))
 		pn_warn("%s: memory.max: %s", s->leaf, strerror(-ret));
-	if (s->w.memory_high && (ret = pn_cg_set_high(&r->cg, s->leaf, s->w.memory_high)))
+	if (s->w.memory_high && (ret = pn_cgroup_set_high(&r->cg, s->leaf, s->w.memory_high)))
 		pn_warn("%s: memory.high: %s%s", s->leaf, strerror(-ret),
 			ret == -EOPNOTSUPP ? " (cgroup v1 has no memory.high)" : "");
 }
@@ -182,7 +182,7 @@ static void start_children(struct phase *p)
 
 		if (!s->setup_ok) {
 			if (s->have_leaf)
-				pn_cg_remove(s->leaf);
+				pn_cgroup_remove(s->leaf);
 			s->have_leaf = false;
 			continue;
 		}
@@ -192,12 +192,12 @@ static void start_children(struct phase *p)
 			snprintf(s->why, sizeof(s->why), "cannot start its process: %s",
 				 strerror(-ret));
 			if (s->have_leaf)
-				pn_cg_remove(s->leaf);
+				pn_cgroup_remove(s->leaf);
 			s->have_leaf = false;
 			continue;
 		}
 		if (s->have_leaf)
-			pn_cg_oom_kills(&p->r->cg, s->leaf, &s->child.oom_kills_before);
+			pn_cgroup_oom_kills(&p->r->cg, s->leaf, &s->child.oom_kills_before);
 		if (s->cw->timeout_ms)
 			s->child.deadline_ns = pn_now_ns() + s->cw->timeout_ms * 1000000ULL;
 		s->started = true;
@@ -412,8 +412,8 @@ static void read_cgroups(struct phase *p)
 		s->cgn = pn_xcalloc((size_t)p->nnodes, sizeof(*s->cgn));
 		s->have_cgn = true;
 		for (int k = 0; k < p->nnodes; k++)
-			if (pn_cg_numa_stat(&p->r->cg, s->child.cg_path, p->acct[k].node,
-					    &s->cgn[k]))
+			if (pn_cgroup_numa_stat(&p->r->cg, s->child.cg_path, p->acct[k].node,
+						&s->cgn[k]))
 				s->have_cgn = false;
 	}
 }
@@ -460,7 +460,7 @@ static void finish_slot(struct phase *p, struct slot *s)
 	if (s->w.ops->outcome)
 		s->w.ops->outcome(&s->w, &s->out);
 	if (s->child.has_cg) {
-		int ret = pn_cg_remove(s->child.cg_path);
+		int ret = pn_cgroup_remove(s->child.cg_path);
 
 		if (ret)
 			pn_warn("cgroup %s: %s", s->child.cg_path, strerror(-ret));

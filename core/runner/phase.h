@@ -22,7 +22,7 @@ struct slot {
 	char why[256];
 	struct pn_child child;
 	struct pn_outcome out;
-	struct pn_cg_node *cgn; /* per role node: numa_stat at the after-read */
+	struct pn_cgroup_node *cgn; /* per role node: numa_stat at the after-read */
 	bool have_cgn;
 	bool have_leaf; /* its cgroup leaf, made before the phase's first read */
 	char leaf[PATH_MAX];

@@ -48,7 +48,7 @@ static cJSON *outcome_json(const struct slot *s)
 
 /* A leaf's path, limits and numa_stat per role node (cgn NULL: unread). */
 static cJSON *leaf_json(const struct phase *p, const char *path, uint64_t max, uint64_t high,
-			const struct pn_cg_node *cgn)
+			const struct pn_cgroup_node *cgn)
 {
 	cJSON *o = cJSON_CreateObject(), *ns;
 
@@ -64,9 +64,9 @@ static cJSON *leaf_json(const struct phase *p, const char *path, uint64_t max, u
 		snprintf(key, sizeof(key), "%d", p->acct[k].node);
 		nj = cJSON_AddObjectToObject(ns, key);
 		cJSON_AddBoolToObject(nj, "listed", cgn[k].node_listed);
-		for (int c = 0; c < PN_CG_NKINDS; c++)
+		for (int c = 0; c < PN_CGROUP_NKINDS; c++)
 			if (cgn[k].have[c])
-				cJSON_AddNumberToObject(nj, pn_cg_kind_names[c],
+				cJSON_AddNumberToObject(nj, pn_cgroup_kind_names[c],
 							(double)cgn[k].pages[c]);
 	}
 	return o;
@@ -142,25 +142,27 @@ static cJSON *slot_json(struct phase *p, struct slot *s)
 
 /* --------------------------------------------------- explained, attributed */
 
-static int64_t cg_pages(const struct pn_cg_node *n, int version)
+static int64_t cg_pages(const struct pn_cgroup_node *n, int version)
 {
 	if (version == 1)
-		return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_UNEVICTABLE];
-	return n->pages[PN_CG_ANON] + n->pages[PN_CG_FILE] + n->pages[PN_CG_KERNEL_STACK] +
-	       n->pages[PN_CG_PAGETABLES] + n->pages[PN_CG_SLAB];
+		return n->pages[PN_CGROUP_ANON] + n->pages[PN_CGROUP_FILE] +
+		       n->pages[PN_CGROUP_UNEVICTABLE];
+	return n->pages[PN_CGROUP_ANON] + n->pages[PN_CGROUP_FILE] +
+	       n->pages[PN_CGROUP_KERNEL_STACK] + n->pages[PN_CGROUP_PAGETABLES] +
+	       n->pages[PN_CGROUP_SLAB];
 }
 
 /* cg_pages() by the kinds of a node's reading.  v1's unevictable pages may
  * be anon or file: no kind.  (v1 counts shmem as anon, the node as file.) */
-static void cg_kinds(const struct pn_cg_node *n, int version, int64_t *kinds)
+static void cg_kinds(const struct pn_cgroup_node *n, int version, int64_t *kinds)
 {
-	kinds[PN_KIND_ANON] += n->pages[PN_CG_ANON];
-	kinds[PN_KIND_FILE] += n->pages[PN_CG_FILE];
+	kinds[PN_KIND_ANON] += n->pages[PN_CGROUP_ANON];
+	kinds[PN_KIND_FILE] += n->pages[PN_CGROUP_FILE];
 	if (version == 1)
 		return;
-	kinds[PN_KIND_KERNEL_STACK] += n->pages[PN_CG_KERNEL_STACK];
-	kinds[PN_KIND_PAGE_TABLES] += n->pages[PN_CG_PAGETABLES];
-	kinds[PN_KIND_SLAB] += n->pages[PN_CG_SLAB];
+	kinds[PN_KIND_KERNEL_STACK] += n->pages[PN_CGROUP_KERNEL_STACK];
+	kinds[PN_KIND_PAGE_TABLES] += n->pages[PN_CGROUP_PAGETABLES];
+	kinds[PN_KIND_SLAB] += n->pages[PN_CGROUP_SLAB];
 }
 
 /*
@@ -266,12 +268,13 @@ static void attribute(struct phase *p, int k, cJSON *nj)
 		}
 		in_cg = cg_pages(&s->cgn[k], p->r->cg.version);
 		if (census > 0 &&
-		    s->cgn[k].pages[PN_CG_ANON] + s->cgn[k].pages[PN_CG_UNEVICTABLE] < census) {
+		    s->cgn[k].pages[PN_CGROUP_ANON] + s->cgn[k].pages[PN_CGROUP_UNEVICTABLE] <
+			    census) {
 			snprintf(buf, sizeof(buf),
 				 "memory.numa_stat of workload %s shows %lld anon pages on node "
 				 "%d, move_pages %lld",
-				 s->w.ops->name, (long long)s->cgn[k].pages[PN_CG_ANON], a->node,
-				 (long long)census);
+				 s->w.ops->name, (long long)s->cgn[k].pages[PN_CGROUP_ANON],
+				 a->node, (long long)census);
 			cJSON_AddItemToArray(dis, cJSON_CreateString(buf));
 		}
 		own = in_cg - census;

@@ -425,7 +425,7 @@ static int prepare(struct run *r)
 			return PN_EXIT_USAGE;
 	}
 	snprintf(name, sizeof(name), "pnbench-%d", (int)getpid());
-	pn_cg_setup(&r->cg, name);
+	pn_cgroup_setup(&r->cg, name);
 	r->env.have_cgroup = r->cg.version != 0;
 	if (r->cg.version)
 		pn_info("workloads run in %s (%s)", r->cg.base, r->cg.reason);
@@ -570,7 +570,7 @@ out_colls:
 	cJSON_Delete(r.root);
 out:
 	free(r.counters_why);
-	pn_cg_teardown(&r.cg);
+	pn_cgroup_teardown(&r.cg);
 	pn_journal_end();
 	pn_lock_release(r.hostfd); /* the locks go last, once the host is back */
 	pn_lock_release(r.outfd);

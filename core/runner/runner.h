@@ -113,10 +113,10 @@ struct pn_exec_state {
 	struct pn_numa_maps numa_maps;
 	bool stopped; /* held at its exec trap until pn_exec_go() */
 	/* exec_cg.c: its cgroup leaf */
-	bool have_leaf;		/* it runs in leaf (it entered it before execve) */
-	char leaf[PATH_MAX];	/* relative to the sysroot */
-	char cg_note[200];	/* why it runs without a leaf */
-	struct pn_cg_node *cgn; /* per role node, phase order: numa_stat at the after-read */
+	bool have_leaf;		    /* it runs in leaf (it entered it before execve) */
+	char leaf[PATH_MAX];	    /* relative to the sysroot */
+	char cg_note[200];	    /* why it runs without a leaf */
+	struct pn_cgroup_node *cgn; /* per role node, phase order: numa_stat at the after-read */
 	struct pn_exec_survivors surv;
 	int kill_stage; /* stop request: 0, 1 = SIGTERM sent, 2 = SIGKILL sent */
 	uint64_t kill_at_ns;

@@ -23,7 +23,8 @@ static inline bool keyish(char c)
 	       c == '_' || c == '(' || c == ')';
 }
 
-void pn_tlines_add(struct pn_tlines *t, const char *s, size_t len, enum pn_tl_kind kind, int col)
+void pn_cfile_lines_add(struct pn_cfile_lines *t, const char *s, size_t len,
+			enum pn_cfile_line_kind kind, int col)
 {
 	if (t->n == t->cap) {
 		t->cap = t->cap ? t->cap * 2 : 64;
@@ -43,7 +44,7 @@ void pn_tlines_add(struct pn_tlines *t, const char *s, size_t len, enum pn_tl_ki
 	t->text_len += len + 1;
 }
 
-size_t pn_tlines_prefix_len(const char *p, const char *e)
+size_t pn_cfile_lines_prefix_len(const char *p, const char *e)
 {
 	const char *q = e;
 
@@ -67,13 +68,13 @@ size_t pn_tlines_prefix_len(const char *p, const char *e)
 	return (size_t)(q - p);
 }
 
-int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int64_t *row)
+int pn_cfile_lines_match(const struct pn_cfile_lines *t, const char *buf, size_t len, int64_t *row)
 {
 	const char *p = buf, *end = buf + len;
 	size_t i = 0;
 
 	for (size_t k = 0; k < t->n; k++)
-		if (t->l[k].kind == PN_TL_ADD)
+		if (t->l[k].kind == PN_CFILE_LINE_ADD)
 			row[t->l[k].col] = 0;
 	while (p < end) {
 		const struct pn_tl *l;
@@ -92,7 +93,7 @@ int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int6
 		if ((size_t)(end - p) < l->len || memcmp(p, t->text + l->off, l->len) != 0)
 			return 1;
 		q = p + l->len;
-		if (l->kind == PN_TL_TEXT) {
+		if (l->kind == PN_CFILE_LINE_TEXT) {
 			while (blank(*q))
 				q++;
 			if (*q != '\n' && *q != '\0')
@@ -121,7 +122,7 @@ int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int6
 		if (*q != '\n' && *q != '\0')
 			return 1;
 		if (l->col >= 0) {
-			if (l->kind == PN_TL_ADD) {
+			if (l->kind == PN_CFILE_LINE_ADD) {
 				if (__builtin_add_overflow(row[l->col], v, &row[l->col]))
 					return 1;
 			} else {
@@ -133,7 +134,7 @@ int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int6
 	return i == t->n ? 0 : 1;
 }
 
-void pn_tlines_free(struct pn_tlines *t)
+void pn_cfile_lines_free(struct pn_cfile_lines *t)
 {
 	free(t->l);
 	free(t->text);
@@ -187,10 +188,10 @@ static int cf_build_templates(struct pn_cfile *cf)
 		while (k < e && blank(*k))
 			k++;
 		if (k < e) {
-			plen = pn_tlines_prefix_len(p, e);
+			plen = pn_cfile_lines_prefix_len(p, e);
 			if (!plen || i >= cf->n)
 				return pn_error(-EINVAL, "%s: unexpected line layout", cf->f.path);
-			pn_tlines_add(&cf->tl, p, plen, PN_TL_NUM, cf->ent[i++].col);
+			pn_cfile_lines_add(&cf->tl, p, plen, PN_CFILE_LINE_NUM, cf->ent[i++].col);
 		}
 		p = *e ? e + 1 : e;
 	}
@@ -351,7 +352,7 @@ int pn_cfile_sample(struct pn_cfile *cf, int64_t *row)
 
 	if (ret)
 		return pn_error(ret, "%s: read: %s", cf->f.path, strerror(-ret));
-	if (pn_tlines_match(&cf->tl, cf->f.buf, cf->f.len, row) == 0)
+	if (pn_cfile_lines_match(&cf->tl, cf->f.buf, cf->f.len, row) == 0)
 		return 0;
 	return cf_sample_slow(cf, row);
 }
@@ -362,7 +363,7 @@ void pn_cfile_close(struct pn_cfile *cf)
 	free(cf->ent);
 	free(cf->keys);
 	free(cf->seen);
-	pn_tlines_free(&cf->tl);
+	pn_cfile_lines_free(&cf->tl);
 	cf->ent = NULL;
 	cf->keys = NULL;
 	cf->seen = NULL;

@@ -34,10 +34,10 @@ const char *pn_procfs_parse_num(const char *p, int64_t *val);
  * only the numbers change (and the blanks that pad them).  Matching a sample
  * against the templates costs one memcmp and one number parse per line.
  */
-enum pn_tl_kind {
-	PN_TL_NUM,  /* prefix, blanks, number, optional " kB" (-> bytes), end */
-	PN_TL_ADD,  /* the same, the number is added to row[col] */
-	PN_TL_TEXT, /* the whole line is fixed text */
+enum pn_cfile_line_kind {
+	PN_CFILE_LINE_NUM,  /* prefix, blanks, number, optional " kB" (-> bytes), end */
+	PN_CFILE_LINE_ADD,  /* the same, the number is added to row[col] */
+	PN_CFILE_LINE_TEXT, /* the whole line is fixed text */
 };
 
 struct pn_tl {
@@ -46,22 +46,23 @@ struct pn_tl {
 	uint8_t kind;
 };
 
-struct pn_tlines {
+struct pn_cfile_lines {
 	size_t n, cap;
 	struct pn_tl *l;
 	char *text;
 	size_t text_len, text_cap;
 };
 
-void pn_tlines_add(struct pn_tlines *t, const char *s, size_t len, enum pn_tl_kind kind, int col);
+void pn_cfile_lines_add(struct pn_cfile_lines *t, const char *s, size_t len,
+			enum pn_cfile_line_kind kind, int col);
 /* Split one line [p, e) into the template prefix (up to the blanks before the
  * last number) - returns its length, or 0 for a line without a number. */
-size_t pn_tlines_prefix_len(const char *p, const char *e);
+size_t pn_cfile_lines_prefix_len(const char *p, const char *e);
 /* Match buf (len bytes, NUL-terminated) line by line; store the numbers.
  * 0: matched; 1: the layout differs (the caller falls back to a full parse).
- * PN_TL_ADD columns are zeroed first. */
-int pn_tlines_match(const struct pn_tlines *t, const char *buf, size_t len, int64_t *row);
-void pn_tlines_free(struct pn_tlines *t);
+ * PN_CFILE_LINE_ADD columns are zeroed first. */
+int pn_cfile_lines_match(const struct pn_cfile_lines *t, const char *buf, size_t len, int64_t *row);
+void pn_cfile_lines_free(struct pn_cfile_lines *t);
 
 enum pn_cfile_fmt {
 	PN_CFILE_KV,	       /* "key value" */
@@ -82,7 +83,7 @@ struct pn_cfile {
 	struct pn_cfile_ent *ent; /* in line order */
 	char *keys;		  /* NUL-separated keys */
 	uint64_t *seen;		  /* slow path scratch, one bit per entry */
-	struct pn_tlines tl;	  /* fast path */
+	struct pn_cfile_lines tl; /* fast path */
 };
 
 /*

@@ -17,7 +17,7 @@
 #include "core/lib/pn.h"
 #include "procfs.h"
 
-const char *const pn_cg_kind_names[PN_CG_NKINDS] = {
+const char *const pn_cgroup_kind_names[PN_CGROUP_NKINDS] = {
 	"anon", "file", "kernel_stack", "pagetables", "slab", "shmem", "unevictable",
 };
 
@@ -160,7 +160,7 @@ static int setup_v2(struct pn_cgroup_root *cr, const char *name)
 	snprintf(rel, sizeof(rel), "%s/cgroup.subtree_control", cr->base);
 	ret = pn_write_text(rel, "+memory");
 	if (ret) {
-		pn_cg_remove(cr->base);
+		pn_cgroup_remove(cr->base);
 		return ret;
 	}
 	cr->version = 2;
@@ -193,7 +193,7 @@ static int setup_v1(struct pn_cgroup_root *cr, const char *name)
 	return 0;
 }
 
-int pn_cg_setup(struct pn_cgroup_root *cr, const char *name)
+int pn_cgroup_setup(struct pn_cgroup_root *cr, const char *name)
 {
 	int r2, r1;
 
@@ -213,10 +213,10 @@ int pn_cg_setup(struct pn_cgroup_root *cr, const char *name)
 	return 0;
 }
 
-void pn_cg_teardown(struct pn_cgroup_root *cr)
+void pn_cgroup_teardown(struct pn_cgroup_root *cr)
 {
 	if (cr->version && cr->base[0]) {
-		int ret = pn_cg_remove(cr->base);
+		int ret = pn_cgroup_remove(cr->base);
 
 		if (ret)
 			pn_warn("cgroup %s: cannot remove: %s", cr->base, strerror(-ret));
@@ -224,7 +224,7 @@ void pn_cg_teardown(struct pn_cgroup_root *cr)
 	cr->base[0] = '\0';
 }
 
-int pn_cg_leaf(const struct pn_cgroup_root *cr, const char *name, char *path, size_t len)
+int pn_cgroup_leaf(const struct pn_cgroup_root *cr, const char *name, char *path, size_t len)
 {
 	if (!cr->version)
 		return -EOPNOTSUPP;
@@ -233,7 +233,7 @@ int pn_cg_leaf(const struct pn_cgroup_root *cr, const char *name, char *path, si
 	return mkdir_rel(path);
 }
 
-int pn_cg_enter(const char *path)
+int pn_cgroup_enter(const char *path)
 {
 	char rel[PATH_MAX + 16];
 
@@ -250,7 +250,7 @@ static int write_u64(const char *path, const char *file, uint64_t v)
 	return pn_write_text(rel, val);
 }
 
-int pn_cg_set_max(const struct pn_cgroup_root *cr, const char *path, uint64_t bytes)
+int pn_cgroup_set_max(const struct pn_cgroup_root *cr, const char *path, uint64_t bytes)
 {
 	if (cr->version == 2)
 		return write_u64(path, "memory.max", bytes);
@@ -259,7 +259,7 @@ int pn_cg_set_max(const struct pn_cgroup_root *cr, const char *path, uint64_t by
 	return -EOPNOTSUPP;
 }
 
-int pn_cg_set_high(const struct pn_cgroup_root *cr, const char *path, uint64_t bytes)
+int pn_cgroup_set_high(const struct pn_cgroup_root *cr, const char *path, uint64_t bytes)
 {
 	return cr->version == 2 ? write_u64(path, "memory.high", bytes) : -EOPNOTSUPP;
 }
@@ -271,7 +271,7 @@ static int oom_cb(void *arg, const char *key, int64_t val)
 	return 0;
 }
 
-int pn_cg_oom_kills(const struct pn_cgroup_root *cr, const char *path, int64_t *kills)
+int pn_cgroup_oom_kills(const struct pn_cgroup_root *cr, const char *path, int64_t *kills)
 {
 	char rel[PATH_MAX + 32], buf[1024];
 	int ret;
@@ -287,7 +287,7 @@ int pn_cg_oom_kills(const struct pn_cgroup_root *cr, const char *path, int64_t *
 	return ret;
 }
 
-int pn_cg_remove(const char *path)
+int pn_cgroup_remove(const char *path)
 {
 	char p[PATH_MAX];
 	int ret = pn_path(p, sizeof(p), path);
@@ -309,7 +309,7 @@ int pn_cg_remove(const char *path)
 	return -EBUSY;
 }
 
-int pn_cg_procs(const char *path, pid_t *pids, size_t max)
+int pn_cgroup_procs(const char *path, pid_t *pids, size_t max)
 {
 	char rel[PATH_MAX + 16], *save = NULL;
 	size_t buflen = (size_t)1 << 16;
@@ -337,10 +337,10 @@ int pn_cg_procs(const char *path, pid_t *pids, size_t max)
 	return n;
 }
 
-int pn_cg_signal(const char *path, int sig)
+int pn_cgroup_signal(const char *path, int sig)
 {
 	char rel[PATH_MAX + 16];
-	int n = pn_cg_procs(path, NULL, 0), got;
+	int n = pn_cgroup_procs(path, NULL, 0), got;
 	pid_t *pids;
 
 	if (n <= 0)
@@ -349,7 +349,7 @@ int pn_cg_signal(const char *path, int sig)
 	if (sig == SIGKILL && pn_exists(rel) && !pn_write_text(rel, "1"))
 		return n;
 	pids = pn_xcalloc((size_t)n, sizeof(*pids));
-	got = pn_cg_procs(path, pids, (size_t)n);
+	got = pn_cgroup_procs(path, pids, (size_t)n);
 	for (int i = 0; i < got && i < n; i++)
 		if (pids[i] > 1 && pids[i] != getpid())
 			kill(pids[i], sig);
@@ -361,18 +361,19 @@ static int kind_of(const char *key, int version)
 {
 	if (version == 2) {
 		if (!strcmp(key, "slab_reclaimable") || !strcmp(key, "slab_unreclaimable"))
-			return PN_CG_SLAB;
+			return PN_CGROUP_SLAB;
 		if (!strcmp(key, "sec_pagetables"))
-			return PN_CG_PAGETABLES;
+			return PN_CGROUP_PAGETABLES;
 	}
-	for (int k = 0; k < PN_CG_NKINDS; k++)
-		if (!strcmp(key, pn_cg_kind_names[k]))
+	for (int k = 0; k < PN_CGROUP_NKINDS; k++)
+		if (!strcmp(key, pn_cgroup_kind_names[k]))
 			return k;
 	return -1;
 }
 
 /* One "key[=total] N0=v N1=v" line; adds node's value to out. */
-static int numa_stat_line(char *line, int version, int node, int64_t unit, struct pn_cg_node *out)
+static int numa_stat_line(char *line, int version, int node, int64_t unit,
+			  struct pn_cgroup_node *out)
 {
 	char *save = NULL, *key = strtok_r(line, " ", &save), *eq;
 	int kind;
@@ -410,8 +411,8 @@ static int numa_stat_line(char *line, int version, int node, int64_t unit, struc
 	return 0;
 }
 
-int pn_cg_parse_numa_stat(const char *buf, int version, int node, long page_size,
-			  struct pn_cg_node *out)
+int pn_cgroup_parse_numa_stat(const char *buf, int version, int node, long page_size,
+			      struct pn_cgroup_node *out)
 {
 	char *copy = pn_strdup(buf), *save = NULL;
 	int64_t unit = version == 2 ? (page_size > 0 ? page_size : 4096) : 1;
@@ -432,8 +433,8 @@ int pn_cg_parse_numa_stat(const char *buf, int version, int node, long page_size
 	return ret;
 }
 
-int pn_cg_numa_stat(const struct pn_cgroup_root *cr, const char *path, int node,
-		    struct pn_cg_node *out)
+int pn_cgroup_numa_stat(const struct pn_cgroup_root *cr, const char *path, int node,
+			struct pn_cgroup_node *out)
 {
 	char rel[PATH_MAX + 32];
 	static __thread char buf[1 << 16];
@@ -445,5 +446,5 @@ int pn_cg_numa_stat(const struct pn_cgroup_root *cr, const char *path, int node,
 	n = pn_read_text(rel, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
-	return pn_cg_parse_numa_stat(buf, cr->version, node, sysconf(_SC_PAGESIZE), out);
+	return pn_cgroup_parse_numa_stat(buf, cr->version, node, sysconf(_SC_PAGESIZE), out);
 }

@@ -19,13 +19,16 @@
  *   mount     umount path (lazily if busy)
  * Only the process that began the journal writes to it: forked children
  * never do (their changes die with them or are the runner's to undo).
- * Functions return 0 or -errno with the reason logged.
+ * Functions return 0 or -errno with the reason logged.  `pnbench recover`
+ * (core/cli/recover.c) reads the journals back.
  */
 #ifndef PN_JOURNAL_H
 #define PN_JOURNAL_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include <cjson/cJSON.h>
 
 /* The journal directory: $PNBENCH_RUNDIR or /run/pnbench. */
 const char *pn_journal_dir(void);
@@ -46,7 +49,15 @@ void pn_journal_end(void);
  * entry).  For provenance: an altered sysctl is not the machine's own.
  */
 bool pn_journal_altered(const char *rel, char *machine_value, size_t len, int *pid);
-/* `pnbench recover`: undo every stale journal, print what was done. */
-int pn_cmd_recover(int argc, char **argv);
+
+/* ---- for `pnbench recover` (core/cli/recover.c) ---- */
+/* Read a journal file (bounded); NULL with the reason logged. */
+cJSON *pn_journal_load(const char *path);
+/* Call fn for each journal file: fn(arg, path, pid) != 0 stops the walk. */
+int pn_journal_each(int (*fn)(void *arg, const char *path, int pid), void *arg);
+/* Is the run that wrote journal j (pid) gone (dead, or its pid reused)? */
+bool pn_journal_run_gone(int pid, const cJSON *j);
+/* Is entry e of kind at path? */
+bool pn_journal_entry_is(const cJSON *e, const char *kind, const char *path);
 
 #endif /* PN_JOURNAL_H */

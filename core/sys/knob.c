@@ -174,7 +174,7 @@ static bool is_wil_auto(const char *path)
 {
 	char rel[128];
 
-	return !pn_wil_auto_path(rel, sizeof(rel)) && !strcmp(rel, path);
+	return !pn_mpol_wil_auto_path(rel, sizeof(rel)) && !strcmp(rel, path);
 }
 
 /* "always [madvise] never" -> "madvise"; otherwise the first line, trimmed. */

@@ -14,7 +14,8 @@
 
 #include "mpol.h"
 
-int pn_ilmap_init(struct pn_ilmap *m, const struct pn_nodeset *nodes, const unsigned int *weights)
+int pn_mpol_ilmap_init(struct pn_mpol_ilmap *m, const struct pn_nodeset *nodes,
+		       const unsigned int *weights)
 {
 	int n;
 
@@ -31,7 +32,7 @@ int pn_ilmap_init(struct pn_ilmap *m, const struct pn_nodeset *nodes, const unsi
 	return m->nnodes ? 0 : -EINVAL;
 }
 
-int pn_ilmap_nid(const struct pn_ilmap *m, uint64_t ilx)
+int pn_mpol_ilmap_nid(const struct pn_mpol_ilmap *m, uint64_t ilx)
 {
 	uint64_t target;
 	int i = 0;
@@ -46,7 +47,8 @@ int pn_ilmap_nid(const struct pn_ilmap *m, uint64_t ilx)
 	return m->node[i];
 }
 
-uint64_t pn_ilx_anon(uint64_t vm_start, uint64_t addr, unsigned int order, unsigned int page_shift)
+uint64_t pn_mpol_ilx_anon(uint64_t vm_start, uint64_t addr, unsigned int order,
+			  unsigned int page_shift)
 {
 	uint64_t pgoff = vm_start >> page_shift;
 
@@ -62,7 +64,7 @@ static unsigned int page_shift_of(size_t page_bytes)
 	return s;
 }
 
-static void count_page(struct pn_ilcmp *out, size_t i, int want, int got)
+static void count_page(struct pn_mpol_ilcmp *out, size_t i, int want, int got)
 {
 	out->pages++;
 	if (want >= 0 && want < PN_MAX_NODES)
@@ -93,9 +95,9 @@ static bool block_on(const int *status, size_t i, size_t n, int want)
 	return true;
 }
 
-void pn_ilmap_compare(const struct pn_ilmap *m, uint64_t vm_start, size_t page_bytes,
-		      unsigned int folio_order, const int *status, size_t npages,
-		      struct pn_ilcmp *out)
+void pn_mpol_ilmap_compare(const struct pn_mpol_ilmap *m, uint64_t vm_start, size_t page_bytes,
+			   unsigned int folio_order, const int *status, size_t npages,
+			   struct pn_mpol_ilcmp *out)
 {
 	unsigned int shift = page_shift_of(page_bytes);
 	size_t fpages = (size_t)1 << folio_order;
@@ -108,7 +110,8 @@ void pn_ilmap_compare(const struct pn_ilmap *m, uint64_t vm_start, size_t page_b
 		bool aligned = folio_order && !(addr & (((uint64_t)fpages << shift) - 1));
 
 		if (aligned && i + fpages <= npages) {
-			int want = pn_ilmap_nid(m, pn_ilx_anon(vm_start, addr, folio_order, shift));
+			int want = pn_mpol_ilmap_nid(
+				m, pn_mpol_ilx_anon(vm_start, addr, folio_order, shift));
 
 			if (block_on(status, i, fpages, want)) {
 				for (size_t k = 0; k < fpages; k++)
@@ -118,7 +121,7 @@ void pn_ilmap_compare(const struct pn_ilmap *m, uint64_t vm_start, size_t page_b
 				continue;
 			}
 		}
-		count_page(out, i, pn_ilmap_nid(m, pn_ilx_anon(vm_start, addr, 0, shift)),
+		count_page(out, i, pn_mpol_ilmap_nid(m, pn_mpol_ilx_anon(vm_start, addr, 0, shift)),
 			   status[i]);
 		i++;
 	}
@@ -146,7 +149,7 @@ int pn_mpol_query(const void *addr, size_t npages, size_t page_bytes, int *statu
 	return 0;
 }
 
-int pn_wil_probe(struct pn_nodeset *have)
+int pn_mpol_wil_probe(struct pn_nodeset *have)
 {
 	char rel[128];
 
@@ -161,7 +164,7 @@ int pn_wil_probe(struct pn_nodeset *have)
 	return 0;
 }
 
-int pn_wil_auto_path(char *rel, size_t len)
+int pn_mpol_wil_auto_path(char *rel, size_t len)
 {
 	static const char *const names[] = { "auto", "__auto_type" };
 
@@ -174,7 +177,7 @@ int pn_wil_auto_path(char *rel, size_t len)
 	return -ENOENT;
 }
 
-int pn_wil_read(int node, unsigned int *weight)
+int pn_mpol_wil_read(int node, unsigned int *weight)
 {
 	char rel[128];
 	uint64_t v;
@@ -190,8 +193,8 @@ int pn_wil_read(int node, unsigned int *weight)
 	return 0;
 }
 
-int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights, char *why,
-		 size_t whylen)
+int pn_mpol_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights,
+		      char *why, size_t whylen)
 {
 	int want = pn_nodeset_count(nodes), got = 0, n = pn_nodeset_next(nodes, -1);
 	const char *p = s;

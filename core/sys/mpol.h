@@ -11,7 +11,7 @@
  * positions (a weight of 0 counts as 1).  MPOL_INTERLEAVE is the same walk
  * with every weight 1 (interleave_nid()).  So every page's node is a pure
  * function of its virtual page number (or of its folio's, with THP), which
- * is what pn_ilmap_compare() checks a move_pages(2) result against.
+ * is what pn_mpol_ilmap_compare() checks a move_pages(2) result against.
  */
 #ifndef PN_MPOL_H
 #define PN_MPOL_H
@@ -30,7 +30,7 @@
 #define PN_WIL_DIR "/sys/kernel/mm/mempolicy/weighted_interleave"
 
 /* An interleave policy's node walk: nodes ascending, each with its weight. */
-struct pn_ilmap {
+struct pn_mpol_ilmap {
 	int nnodes;
 	int node[PN_MAX_NODES];
 	unsigned int weight[PN_MAX_NODES]; /* by position in node[] */
@@ -42,17 +42,19 @@ struct pn_ilmap {
  * n; NULL = all 1, as MPOL_INTERLEAVE).  A weight of 0 counts as 1 (6.12).
  * -EINVAL for an empty set.
  */
-int pn_ilmap_init(struct pn_ilmap *m, const struct pn_nodeset *nodes, const unsigned int *weights);
+int pn_mpol_ilmap_init(struct pn_mpol_ilmap *m, const struct pn_nodeset *nodes,
+		       const unsigned int *weights);
 
 /* The node of interleave index ilx (weighted_interleave_nid()). */
-int pn_ilmap_nid(const struct pn_ilmap *m, uint64_t ilx);
+int pn_mpol_ilmap_nid(const struct pn_mpol_ilmap *m, uint64_t ilx);
 
 /* Interleave index of a fault at addr of order `order` in a private
  * anonymous VMA that starts at vm_start (page_shift: 12 for 4 KiB pages). */
-uint64_t pn_ilx_anon(uint64_t vm_start, uint64_t addr, unsigned int order, unsigned int page_shift);
+uint64_t pn_mpol_ilx_anon(uint64_t vm_start, uint64_t addr, unsigned int order,
+			  unsigned int page_shift);
 
 /* The outcome of comparing every page of a range with the walk. */
-struct pn_ilcmp {
+struct pn_mpol_ilcmp {
 	uint64_t pages;		/* pages compared */
 	uint64_t matched;	/* on the node the walk puts them on */
 	uint64_t mismatched;	/* on another node */
@@ -75,9 +77,9 @@ struct pn_ilcmp {
  * 512), so the classification is unambiguous.  Accumulates into out (zero
  * it first).
  */
-void pn_ilmap_compare(const struct pn_ilmap *m, uint64_t vm_start, size_t page_bytes,
-		      unsigned int folio_order, const int *status, size_t npages,
-		      struct pn_ilcmp *out);
+void pn_mpol_ilmap_compare(const struct pn_mpol_ilmap *m, uint64_t vm_start, size_t page_bytes,
+			   unsigned int folio_order, const int *status, size_t npages,
+			   struct pn_mpol_ilcmp *out);
 
 /* move_pages(2) query of npages pages from addr into status (batched). */
 int pn_mpol_query(const void *addr, size_t npages, size_t page_bytes, int *status);
@@ -87,9 +89,9 @@ int pn_mpol_query(const void *addr, size_t npages, size_t page_bytes, int *statu
  * later kernels: nodes with memory).  -ENOENT when the directory is missing
  * (a kernel before 6.9, or without NUMA).
  */
-int pn_wil_probe(struct pn_nodeset *have);
+int pn_mpol_wil_probe(struct pn_nodeset *have);
 /* Node n's weight (1..255); -errno if unreadable. */
-int pn_wil_read(int node, unsigned int *weight);
+int pn_mpol_wil_read(int node, unsigned int *weight);
 /*
  * The file of the weights' automatic mode (6.16+: "true" = the kernel
  * computes the weights from HMAT bandwidth; writing any nodeN turns it
@@ -98,12 +100,12 @@ int pn_wil_read(int node, unsigned int *weight);
  * `__auto_type` the sysfs file is "__auto_type": both are probed.
  * Writes the sysroot-relative path; -ENOENT when neither exists.
  */
-int pn_wil_auto_path(char *rel, size_t len);
+int pn_mpol_wil_auto_path(char *rel, size_t len);
 
 /* Parse "3,1" (one weight per node of a set, in node-id order) into
  * weights[node]; -EINVAL (message in why) for a count mismatch or a value
  * outside 1..255. */
-int pn_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights, char *why,
-		 size_t whylen);
+int pn_mpol_wil_parse(const char *s, const struct pn_nodeset *nodes, unsigned int *weights,
+		      char *why, size_t whylen);
 
 #endif /* PN_MPOL_H */

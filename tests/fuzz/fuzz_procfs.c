@@ -175,7 +175,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		e = strchr(p, '\n');
 		if (!e)
 			e = p + strlen(p);
-		plen = pn_tlines_prefix_len(p, e);
+		plen = pn_cfile_lines_prefix_len(p, e);
 		assert(plen <= (size_t)(e - p));
 	}
 	free(buf);

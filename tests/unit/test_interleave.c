@@ -42,23 +42,23 @@ static void set_of(struct pn_nodeset *s, const char *list)
 /* MPOL_INTERLEAVE: one page per node, node-id order, sparse ids kept. */
 static void test_walk_plain(void **state)
 {
-	static struct pn_ilmap m;
+	static struct pn_mpol_ilmap m;
 	struct pn_nodeset s;
 	static const int want[] = { 0, 2, 5, 0, 2, 5, 0 };
 
 	(void)state;
 	set_of(&s, "5,0,2");
-	assert_int_equal(pn_ilmap_init(&m, &s, NULL), 0);
+	assert_int_equal(pn_mpol_ilmap_init(&m, &s, NULL), 0);
 	assert_int_equal(m.total, 3);
 	for (size_t i = 0; i < PN_ARRAY_SIZE(want); i++)
-		assert_int_equal(pn_ilmap_nid(&m, i), want[i]);
-	assert_int_equal(pn_ilmap_nid(&m, 3000000001ULL), 2); /* 3000000001 % 3 = 1: node 2 */
+		assert_int_equal(pn_mpol_ilmap_nid(&m, i), want[i]);
+	assert_int_equal(pn_mpol_ilmap_nid(&m, 3000000001ULL), 2); /* 3000000001 % 3 = 1: node 2 */
 }
 
 /* Weighted: runs of w pages per node; a weight of 0 counts as 1 (6.12). */
 static void test_walk_weighted(void **state)
 {
-	static struct pn_ilmap m;
+	static struct pn_mpol_ilmap m;
 	static unsigned int w[PN_MAX_NODES];
 	struct pn_nodeset s;
 	static const int want31[] = { 1, 1, 1, 2, 1, 1, 1, 2 };
@@ -68,22 +68,22 @@ static void test_walk_weighted(void **state)
 	set_of(&s, "1-2");
 	w[1] = 3;
 	w[2] = 1;
-	assert_int_equal(pn_ilmap_init(&m, &s, w), 0);
+	assert_int_equal(pn_mpol_ilmap_init(&m, &s, w), 0);
 	assert_int_equal(m.total, 4);
 	for (size_t i = 0; i < PN_ARRAY_SIZE(want31); i++)
-		assert_int_equal(pn_ilmap_nid(&m, i), want31[i]);
+		assert_int_equal(pn_mpol_ilmap_nid(&m, i), want31[i]);
 	memset(w, 0, sizeof(w));
 	set_of(&s, "0,2,5");
 	w[0] = 2;
 	w[2] = 0; /* the kernel's "unset" */
 	w[5] = 3;
-	assert_int_equal(pn_ilmap_init(&m, &s, w), 0);
+	assert_int_equal(pn_mpol_ilmap_init(&m, &s, w), 0);
 	assert_int_equal(m.total, 6);
 	for (size_t i = 0; i < PN_ARRAY_SIZE(want_sparse); i++)
-		assert_int_equal(pn_ilmap_nid(&m, i), want_sparse[i]);
+		assert_int_equal(pn_mpol_ilmap_nid(&m, i), want_sparse[i]);
 	pn_nodeset_zero(&s);
-	assert_int_equal(pn_ilmap_init(&m, &s, w), -EINVAL);
-	assert_int_equal(pn_ilmap_nid(&m, 0), -1);
+	assert_int_equal(pn_mpol_ilmap_init(&m, &s, w), -EINVAL);
+	assert_int_equal(pn_mpol_ilmap_nid(&m, 0), -1);
 }
 
 /* The index of get_vma_policy() for private anonymous mappings. */
@@ -91,21 +91,21 @@ static void test_ilx(void **state)
 {
 	(void)state;
 	/* order 0: the virtual page number, wherever the VMA starts */
-	assert_int_equal(pn_ilx_anon(0x7f0000001000ULL, 0x7f0000005000ULL, 0, 12),
+	assert_int_equal(pn_mpol_ilx_anon(0x7f0000001000ULL, 0x7f0000005000ULL, 0, 12),
 			 0x7f0000005000ULL >> 12);
 	/* order 9 in a 2 MiB-aligned VMA: the folio number */
-	assert_int_equal(pn_ilx_anon(0x7f0000000000ULL, 0x7f0000600000ULL, 9, 12),
+	assert_int_equal(pn_mpol_ilx_anon(0x7f0000000000ULL, 0x7f0000600000ULL, 9, 12),
 			 0x7f0000600000ULL >> 21);
 	/* an unaligned VMA: pgoff >> order plus folios from the start */
-	assert_int_equal(pn_ilx_anon(0x7f0000001000ULL, 0x7f0000201000ULL, 9, 12),
+	assert_int_equal(pn_mpol_ilx_anon(0x7f0000001000ULL, 0x7f0000201000ULL, 9, 12),
 			 (0x7f0000001000ULL >> 12 >> 9) + 1);
 }
 
 /* Fake move_pages results: the exact map, a flipped page, unknown pages. */
 static void test_compare_pages(void **state)
 {
-	static struct pn_ilmap m;
-	static struct pn_ilcmp c;
+	static struct pn_mpol_ilmap m;
+	static struct pn_mpol_ilcmp c;
 	static unsigned int w[PN_MAX_NODES];
 	struct pn_nodeset s;
 	uint64_t start = 0x7f0000000000ULL + 5ULL * 4096; /* vpn % 4 == 1 */
@@ -115,13 +115,13 @@ static void test_compare_pages(void **state)
 	set_of(&s, "1-2");
 	w[1] = 3;
 	w[2] = 1;
-	assert_int_equal(pn_ilmap_init(&m, &s, w), 0);
+	assert_int_equal(pn_mpol_ilmap_init(&m, &s, w), 0);
 	for (int i = 0; i < 64; i++)
-		st[i] = pn_ilmap_nid(&m, (start >> 12) + (uint64_t)i);
+		st[i] = pn_mpol_ilmap_nid(&m, (start >> 12) + (uint64_t)i);
 	assert_int_equal(st[0], 1);
 	assert_int_equal(st[2], 2); /* vpn % 4 == 3 */
 	memset(&c, 0, sizeof(c));
-	pn_ilmap_compare(&m, start, 4096, 0, st, 64, &c);
+	pn_mpol_ilmap_compare(&m, start, 4096, 0, st, 64, &c);
 	assert_int_equal(c.pages, 64);
 	assert_int_equal(c.matched, 64);
 	assert_int_equal(c.mismatched, 0);
@@ -133,7 +133,7 @@ static void test_compare_pages(void **state)
 	st[10] = st[10] == 1 ? 2 : 1; /* one page on the wrong node */
 	st[20] = -14;		      /* -EFAULT: the kernel could not tell */
 	memset(&c, 0, sizeof(c));
-	pn_ilmap_compare(&m, start, 4096, 0, st, 64, &c);
+	pn_mpol_ilmap_compare(&m, start, 4096, 0, st, 64, &c);
 	assert_int_equal(c.matched, 62);
 	assert_int_equal(c.mismatched, 1);
 	assert_int_equal(c.unverified, 1);
@@ -143,9 +143,9 @@ static void test_compare_pages(void **state)
 	/* A ratio check would pass this; the exact one does not: 3:1 by count
 	 * but shifted by one page. */
 	for (int i = 0; i < 64; i++)
-		st[i] = pn_ilmap_nid(&m, (start >> 12) + (uint64_t)i + 1);
+		st[i] = pn_mpol_ilmap_nid(&m, (start >> 12) + (uint64_t)i + 1);
 	memset(&c, 0, sizeof(c));
-	pn_ilmap_compare(&m, start, 4096, 0, st, 64, &c);
+	pn_mpol_ilmap_compare(&m, start, 4096, 0, st, 64, &c);
 	assert_int_equal(c.actual[1], 48);
 	assert_true(c.mismatched > 0);
 }
@@ -154,8 +154,8 @@ static void test_compare_pages(void **state)
  * fell back to small pages is compared page by page. */
 static void test_compare_folios(void **state)
 {
-	static struct pn_ilmap m;
-	static struct pn_ilcmp c;
+	static struct pn_mpol_ilmap m;
+	static struct pn_mpol_ilcmp c;
 	struct pn_nodeset s;
 	uint64_t start = 0x7f0000000000ULL; /* 2 MiB aligned */
 	size_t n = (size_t)4 * 512;
@@ -164,15 +164,16 @@ static void test_compare_folios(void **state)
 	(void)state;
 	assert_non_null(st);
 	set_of(&s, "1-2");
-	assert_int_equal(pn_ilmap_init(&m, &s, NULL), 0);
+	assert_int_equal(pn_mpol_ilmap_init(&m, &s, NULL), 0);
 	for (size_t b = 0; b < 4; b++)
 		for (size_t k = 0; k < 512; k++)
-			st[b * 512 + k] = pn_ilmap_nid(&m, (start >> 21) + b);
+			st[b * 512 + k] = pn_mpol_ilmap_nid(&m, (start >> 21) + b);
 	/* block 2 fell back to 4 KiB pages: the per-page walk */
 	for (size_t k = 0; k < 512; k++)
-		st[(size_t)2 * 512 + k] = pn_ilmap_nid(&m, ((start + 2 * 0x200000ULL) >> 12) + k);
+		st[(size_t)2 * 512 + k] =
+			pn_mpol_ilmap_nid(&m, ((start + 2 * 0x200000ULL) >> 12) + k);
 	memset(&c, 0, sizeof(c));
-	pn_ilmap_compare(&m, start, 4096, 9, st, n, &c);
+	pn_mpol_ilmap_compare(&m, start, 4096, 9, st, n, &c);
 	assert_int_equal(c.folio_blocks, 3);
 	assert_int_equal(c.matched, n);
 	assert_int_equal(c.mismatched, 0);
@@ -181,7 +182,7 @@ static void test_compare_folios(void **state)
 	for (size_t k = 0; k < 512; k++)
 		st[k] = st[k] == 1 ? 2 : 1;
 	memset(&c, 0, sizeof(c));
-	pn_ilmap_compare(&m, start, 4096, 9, st, n, &c);
+	pn_mpol_ilmap_compare(&m, start, 4096, 9, st, n, &c);
 	assert_int_equal(c.folio_blocks, 2);
 	assert_int_equal(c.mismatched, 256); /* the per-page walk agrees on half */
 	assert_int_equal(c.first_mismatch, 0);
@@ -196,17 +197,17 @@ static void test_parse_weights(void **state)
 
 	(void)state;
 	set_of(&s, "1,2");
-	assert_int_equal(pn_wil_parse("3,1", &s, w, why, sizeof(why)), 0);
+	assert_int_equal(pn_mpol_wil_parse("3,1", &s, w, why, sizeof(why)), 0);
 	assert_int_equal(w[1], 3);
 	assert_int_equal(w[2], 1);
-	assert_int_equal(pn_wil_parse("3", &s, w, why, sizeof(why)), -EINVAL);
+	assert_int_equal(pn_mpol_wil_parse("3", &s, w, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "1 weight for 2 nodes"));
-	assert_int_equal(pn_wil_parse("3,1,1", &s, w, why, sizeof(why)), -EINVAL);
-	assert_int_equal(pn_wil_parse("0,1", &s, w, why, sizeof(why)), -EINVAL);
-	assert_int_equal(pn_wil_parse("256,1", &s, w, why, sizeof(why)), -EINVAL);
+	assert_int_equal(pn_mpol_wil_parse("3,1,1", &s, w, why, sizeof(why)), -EINVAL);
+	assert_int_equal(pn_mpol_wil_parse("0,1", &s, w, why, sizeof(why)), -EINVAL);
+	assert_int_equal(pn_mpol_wil_parse("256,1", &s, w, why, sizeof(why)), -EINVAL);
 	assert_non_null(strstr(why, "1..255"));
-	assert_int_equal(pn_wil_parse("3;1", &s, w, why, sizeof(why)), -EINVAL);
-	assert_int_equal(pn_wil_parse("", &s, w, why, sizeof(why)), -EINVAL);
+	assert_int_equal(pn_mpol_wil_parse("3;1", &s, w, why, sizeof(why)), -EINVAL);
+	assert_int_equal(pn_mpol_wil_parse("", &s, w, why, sizeof(why)), -EINVAL);
 }
 
 static void mkfile(const char *root, const char *rel, const char *text)
@@ -233,24 +234,24 @@ static void test_probe_sysroot(void **state)
 	(void)state;
 	assert_non_null(mkdtemp(root));
 	pn_sysroot_set(root);
-	assert_int_equal(pn_wil_probe(&have), -ENOENT);
+	assert_int_equal(pn_mpol_wil_probe(&have), -ENOENT);
 	mkfile(root, PN_WIL_DIR "/node0", "1\n");
 	mkfile(root, PN_WIL_DIR "/node2", "7\n");
 	mkfile(root, PN_WIL_DIR "/node5", "300\n");
-	assert_int_equal(pn_wil_probe(&have), 0);
+	assert_int_equal(pn_mpol_wil_probe(&have), 0);
 	set_of(&want, "0,2,5");
 	assert_true(pn_nodeset_equal(&have, &want));
-	assert_int_equal(pn_wil_read(2, &v), 0);
+	assert_int_equal(pn_mpol_wil_read(2, &v), 0);
 	assert_int_equal(v, 7);
-	assert_int_equal(pn_wil_read(5, &v), -ERANGE);
-	assert_true(pn_wil_read(1, &v) < 0);
+	assert_int_equal(pn_mpol_wil_read(5, &v), -ERANGE);
+	assert_true(pn_mpol_wil_read(1, &v) < 0);
 	/* the automatic mode's file under either of its names, "auto" first */
-	assert_int_equal(pn_wil_auto_path(rel, sizeof(rel)), -ENOENT);
+	assert_int_equal(pn_mpol_wil_auto_path(rel, sizeof(rel)), -ENOENT);
 	mkfile(root, PN_WIL_DIR "/__auto_type", "true\n");
-	assert_int_equal(pn_wil_auto_path(rel, sizeof(rel)), 0);
+	assert_int_equal(pn_mpol_wil_auto_path(rel, sizeof(rel)), 0);
 	assert_string_equal(rel, PN_WIL_DIR "/__auto_type");
 	mkfile(root, PN_WIL_DIR "/auto", "true\n");
-	assert_int_equal(pn_wil_auto_path(rel, sizeof(rel)), 0);
+	assert_int_equal(pn_mpol_wil_auto_path(rel, sizeof(rel)), 0);
 	assert_string_equal(rel, PN_WIL_DIR "/auto");
 	pn_sysroot_set(NULL);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
@@ -361,7 +362,7 @@ static void test_weights_to_knobs(void **state)
 	assert_true(c.w.nknobs >= 1);
 	assert_string_equal(c.w.knobs[c.w.nknobs - 1].key, "weighted_interleave.0");
 	assert_string_equal(c.w.knobs[c.w.nknobs - 1].value, "3");
-	if (!pn_wil_auto_path(autop, sizeof(autop))) {
+	if (!pn_mpol_wil_auto_path(autop, sizeof(autop))) {
 		/* the mode is a knob too, set first so it is restored last */
 		assert_string_equal(c.w.knobs[0].key, autop);
 		assert_string_equal(c.w.knobs[0].value, "false");

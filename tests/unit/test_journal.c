@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "core/cli/recover.h"
 #include "core/sys/journal.h"
 #include "core/sys/knob.h"
 #include "core/lib/pn.h"

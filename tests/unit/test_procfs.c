@@ -737,9 +737,9 @@ static void test_tlines_prefix(void **state)
 	for (size_t i = 0; i < PN_ARRAY_SIZE(t); i++) {
 		const char *l = t[i].line;
 
-		if (pn_tlines_prefix_len(l, l + strlen(l)) != t[i].len) {
+		if (pn_cfile_lines_prefix_len(l, l + strlen(l)) != t[i].len) {
 			print_error("\"%s\": prefix %zu, want %zu\n", l,
-				    pn_tlines_prefix_len(l, l + strlen(l)), t[i].len);
+				    pn_cfile_lines_prefix_len(l, l + strlen(l)), t[i].len);
 			fail();
 		}
 	}
