@@ -38,7 +38,7 @@
 #include <numaif.h>
 
 #include "core/sys/pagemap.h"
-#include "runner.h"
+#include "run_int.h"
 
 #define CENSUS_BATCH 1024
 

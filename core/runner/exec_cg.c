@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runner.h"
+#include "run_int.h"
 
 #define LEAF_MAX_PIDS 512
 /* After SIGKILL a process leaves cgroup.procs as soon as it has exited;

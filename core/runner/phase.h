@@ -13,7 +13,7 @@
 #include "account.h"
 #include "child.h"
 #include "core/sys/knob.h"
-#include "runner.h"
+#include "run_int.h"
 
 struct slot {
 	struct pn_wl w;

@@ -26,7 +26,7 @@
 #include "core/lib/outdir.h"
 #include "core/sys/journal.h"
 #include "core/sys/procfs.h"
-#include "runner.h"
+#include "run_int.h"
 
 /* ----------------------------------------------------------------- roles */
 

@@ -19,7 +19,7 @@
 #include "account.h"
 #include "core/lib/atomicfile.h"
 #include "core/sys/provenance.h"
-#include "runner.h"
+#include "run_int.h"
 
 #define PN_SCHEMA_VERSION 2
 

@@ -32,7 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "account.h"
-#include "runner.h"
+#include "run_int.h"
 
 static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
 			const char *workload, const char *name, const char *expected,

@@ -10,7 +10,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "runner.h"
+#include "run_int.h"
 
 static void print_labels(const cJSON *labels, char *buf, size_t len)
 {

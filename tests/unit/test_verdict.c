@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "core/runner/runner.h"
+#include "core/runner/run_int.h"
 
 static int code_of(struct pn_verdict_in in, const char *want_result)
 {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * runner.h - the runner's internal state, shared by run.c (the top level),
+ * run_int.h - the runner's internal state, shared by run.c (the top level),
  * phase.c (one phase: children, sampler, accounting), exec.c (--exec) and
- * results.c (the results tree, the verdict, the text summary).
+ * runjson.c (the results tree), verdict.c and verdict_print.c (the verdict,
+ * the text summary).  run.h is its public face.
  */
-#ifndef PN_RUNNER_H
-#define PN_RUNNER_H
+#ifndef PN_RUN_INT_H
+#define PN_RUN_INT_H
 
 #include <limits.h>
 #include <stdbool.h>
@@ -167,4 +168,4 @@ struct pn_verdict_in {
 int pn_verdict_code(const struct pn_verdict_in *in, const char **result);
 void pn_results_print(struct run *r);
 
-#endif /* PN_RUNNER_H */
+#endif /* PN_RUN_INT_H */
