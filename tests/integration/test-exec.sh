@@ -4,7 +4,7 @@
 # grace period); a stop request does not hang on a command that ignores
 # SIGTERM; with --explicit its page cache is explicit; the perf collector
 # sees its pages (and its children's) as explicit.  One-node hosts play the
-# private role with node 0, report-only (general_pages -1), as test-core2.sh
+# private role with node 0, report-only (general_pages -1), as test-runner.sh
 # does.  TAP output; what needs root or a memory cgroup SKIPs with the reason.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -118,7 +118,7 @@ if [ -x "$LEAK" ]; then
 	anon=$(json "$T/child/run.json" "int(${ex}[\"cgroup\"][\"numa_stat\"][\"0\"][\"anon\"])")
 	att=$(json "$T/child/run.json" "sum(int(e['pages']) for e in ${ph}[\"nodes\"][\"0\"][\"attribution\"] if e['workload'] == '--exec' and e['source'] == 'cgroup' and e['role'] == 'foreground')")
 	# The child's own pages beside its N: stack, heap, library data (the
-	# census test in test-core2.sh finds fewer than 64).
+	# census test in test-runner.sh finds fewer than 64).
 	expect "a child left holding $N pages: the leaf's numa_stat at the after-read has $anon anonymous pages on node 0 (within -$tol/+64, cgroup v$cgv), exit $rc" \
 		"rc=$rc anon=$anon $(cat "$T/child.err")" \
 		test "${anon:-0}" -ge $((N - tol)) -a "${anon:-0}" -le $((N + 64)) -a $rc -eq 0

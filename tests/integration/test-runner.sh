@@ -12,7 +12,7 @@ PN=$(realpath "$PN" 2>/dev/null || echo "$PN")
 . tests/integration/tap.sh
 PY=/usr/bin/python3
 VALIDATE=$PWD/results/schema/validate.py
-T=$(mktemp -d /tmp/pnbench-core2.XXXXXX)
+T=$(mktemp -d /tmp/pnbench-runner.XXXXXX)
 export PNBENCH_RUNDIR=$T/run # the runs' journals: the kill -9 below leaves one
 trap 'rm -rf "$T"' EXIT
 # The foreign process is built plain (not with the suite's sanitizers, whose
