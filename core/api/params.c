@@ -24,7 +24,6 @@
 #include <cjson/cJSON.h>
 
 #include "params.h"
-#include "workload.h"
 
 /* Integers and byte counts travel as JSON (double) numbers: keep them exact. */
 #define PN_PARAM_MAX_EXACT 9007199254740992.0 /* 2^53 */

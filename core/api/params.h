@@ -17,7 +17,14 @@
 #include "core/lib/pn.h"
 
 struct cJSON;
-struct pn_roles;
+
+/* Node roles of a run (config "nodes"): which nodes play the private-device
+ * role, which are ordinary memory. */
+struct pn_roles {
+	struct pn_nodeset private_nodes;
+	struct pn_nodeset dram_nodes;
+	bool private_auto; /* private_nodes came from has_private_memory */
+};
 
 enum pn_opt_type {
 	PN_OPT_BOOL,

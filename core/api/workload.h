@@ -44,14 +44,6 @@
 
 struct pn_topology;
 
-/* Node roles of a run (config "nodes"): which nodes play the private-device
- * role, which are ordinary memory. */
-struct pn_roles {
-	struct pn_nodeset private_nodes;
-	struct pn_nodeset dram_nodes;
-	bool private_auto; /* private_nodes came from has_private_memory */
-};
-
 /* Context handed to supported(): the machine as the run sees it. */
 struct pn_env {
 	const struct pn_topology *topo;

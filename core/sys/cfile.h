@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * counterfile.h - the collectors' fast path over "key value" counter files
+ * cfile.h - the collectors' fast path over "key value" counter files
  * (/proc/vmstat, nodeN/vmstat, nodeN/numastat) and nodeN/meminfo.
  *
  * open() reads the file once, validates it with the strict parsers of
@@ -13,20 +13,14 @@
  * key; a key that disappeared is an error (columns are fixed at open and a
  * missing value must not read as 0).
  */
-#ifndef PN_COUNTERFILE_H
-#define PN_COUNTERFILE_H
+#ifndef PN_CFILE_H
+#define PN_CFILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "core/lib/pn.h"
-
-#define PN_PROCFS_KEY_MAX  64 /* longest key the parsers accept, with NUL */
-#define PN_PROCFS_ZONE_MAX 32 /* longest zone name, with NUL */
-
-/* Parse [-]digits at p (see procfs.c for the number rules); returns the end
- * or NULL when p holds no number or it overflows. */
-const char *pn_procfs_parse_num(const char *p, int64_t *val);
+#include "procfs.h"
 
 /*
  * Line templates: the fixed text of every line of a counter file as seen at
@@ -97,4 +91,4 @@ int pn_cfile_open(struct pn_cfile *cf, const char *rel, enum pn_cfile_fmt fmt, i
 int pn_cfile_sample(struct pn_cfile *cf, int64_t *row);
 void pn_cfile_close(struct pn_cfile *cf);
 
-#endif /* PN_COUNTERFILE_H */
+#endif /* PN_CFILE_H */

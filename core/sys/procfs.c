@@ -26,7 +26,6 @@
 #include <unistd.h>
 
 #include "procfs.h"
-#include "cfile.h"
 
 /* ---- lexing ---- */
 

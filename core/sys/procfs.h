@@ -16,6 +16,13 @@
 
 #include "core/lib/pn.h"
 
+#define PN_PROCFS_KEY_MAX  64 /* longest key the parsers accept, with NUL */
+#define PN_PROCFS_ZONE_MAX 32 /* longest zone name, with NUL */
+
+/* Parse [-]digits at p (see procfs.c for the number rules); returns the end
+ * or NULL when p holds no number or it overflows. */
+const char *pn_procfs_parse_num(const char *p, int64_t *val);
+
 /* Called once per counter; return non-zero to stop (that value is returned). */
 typedef int (*pn_kv_cb)(void *arg, const char *key, int64_t val);
 
