@@ -52,7 +52,7 @@ static int collect_parse(int argc, char **argv, struct collect_opts *o)
 		switch (c) {
 		case 'i':
 			if (pn_parse_duration_ms(optarg, &o->interval_ms) || o->interval_ms == 0)
-				return pn_error(PN_EXIT_USAGE,
+				return pn_cli_error(PN_EXIT_USAGE,
 						"--interval: \"%s\" is not a duration "
 						"(e.g. 500ms, 1s)",
 						optarg);
@@ -61,7 +61,7 @@ static int collect_parse(int argc, char **argv, struct collect_opts *o)
 			errno = 0;
 			o->count = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->count < 1)
-				return pn_error(PN_EXIT_USAGE,
+				return pn_cli_error(PN_EXIT_USAGE,
 						"--count: \"%.80s\" is not a count in [1, %ld]",
 						optarg, LONG_MAX);
 			break;
@@ -82,13 +82,13 @@ static int collect_nodes(const char *nodestr, struct pn_nodeset *nodes)
 		return PN_EXIT_ERROR;
 	if (nodestr && pn_nodeset_parse(nodes, nodestr)) {
 		pn_topology_free(&topo);
-		return pn_error(PN_EXIT_USAGE, "--nodes: \"%s\" is not a node list", nodestr);
+		return pn_cli_error(PN_EXIT_USAGE, "--nodes: \"%s\" is not a node list", nodestr);
 	}
 	if (!nodestr)
 		pn_nodeset_or(nodes, &topo.with_memory, &topo.with_private_memory);
 	pn_topology_free(&topo);
 	if (pn_nodeset_empty(nodes))
-		return pn_error(PN_EXIT_SKIP, "collect: no memory nodes to show");
+		return pn_cli_error(PN_EXIT_SKIP, "no memory nodes to show");
 	return 0;
 }
 
@@ -126,7 +126,7 @@ int pn_cmd_collect(int argc, char **argv)
 		if (ret) {
 			free(prev);
 			free(cur);
-			return pn_error(PN_EXIT_ERROR, "node %d: cannot read its counters: %s", n,
+			return pn_cli_error(PN_EXIT_ERROR, "node %d: cannot read its counters: %s", n,
 					strerror(-ret));
 		}
 	}

@@ -42,15 +42,15 @@ static int list_counters_readable(struct pn_topology *topo)
 	int n, ret = 0;
 
 	if (!topo)
-		return pn_error(PN_EXIT_ERROR, "list: this machine's topology cannot be read: %s",
+		return pn_cli_error(PN_EXIT_ERROR, "this machine's topology cannot be read: %s",
 				pn_last_error());
 	pn_nodeset_or(&all, &topo->with_memory, &topo->with_private_memory);
 	pn_topology_free(topo);
 	pn_nodeset_for_each (n, &all) {
 		ret = pn_nodemem_read(n, &m);
 		if (ret)
-			return pn_error(PN_EXIT_ERROR,
-					"list: node %d: cannot read its counters: %s", n,
+			return pn_cli_error(PN_EXIT_ERROR,
+					"node %d: cannot read its counters: %s", n,
 					strerror(-ret));
 	}
 	return 0;

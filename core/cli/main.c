@@ -63,7 +63,7 @@ int main(int argc, char **argv)
 
 	if (i < argc && !strcmp(argv[i], "--sysroot")) {
 		if (i + 1 >= argc || !argv[i + 1][0])
-			return pn_error(PN_EXIT_USAGE, "--sysroot needs a directory");
+			return pn_cli_error(PN_EXIT_USAGE, "--sysroot needs a directory");
 		pn_sysroot_set(argv[i + 1]);
 		i += 2;
 	}
@@ -77,12 +77,13 @@ int main(int argc, char **argv)
 		return cmd_version(0, NULL);
 	for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++) {
 		if (!strcmp(argv[i], cmds[k].name)) {
-			int rc = cmds[k].fn(argc - i, argv + i);
+			int rc;
 
+			pn_cli_set_command(cmds[k].name);
+			rc = cmds[k].fn(argc - i, argv + i);
 			pn_mounts_undo(); /* tracefs, debugfs: only what the command mounted */
-			return rc;
+			return pn_cli_exit_code(rc);
 		}
 	}
-	pn_error(0, "unknown command \"%s\" (see pnbench help)", argv[i]);
-	return PN_EXIT_USAGE;
+	return pn_cli_error(PN_EXIT_USAGE, "unknown command \"%s\" (see pnbench help)", argv[i]);
 }

@@ -23,6 +23,7 @@ int pn_cmd_report(int argc, char **argv)
 	char **args = pn_xcalloc((size_t)argc + 3, sizeof(*args));
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	const char *cands[4] = { env, NULL, NULL, "/usr/local/share/pnbench/report/pnreport.py" };
+	int ret;
 
 	if (n > 0) {
 		exe[n] = '\0';
@@ -40,11 +41,11 @@ int pn_cmd_report(int argc, char **argv)
 		for (int k = 1; k < argc; k++)
 			args[k + 1] = argv[k];
 		execv(args[0], args);
-		pn_error(-errno, "report: cannot run %s %s: %s", args[0], cands[i],
-			 strerror(errno));
+		ret = pn_cli_error(PN_EXIT_ERROR, "cannot run %s %s: %s", args[0], cands[i],
+				   strerror(errno));
 		free(args);
-		return PN_EXIT_ERROR;
+		return ret;
 	}
 	free(args);
-	return pn_error(PN_EXIT_USAGE, "report: report/pnreport.py not found (set PNBENCH_REPORT)");
+	return pn_cli_error(PN_EXIT_USAGE, "report/pnreport.py not found (set PNBENCH_REPORT)");
 }

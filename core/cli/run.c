@@ -115,7 +115,7 @@ int pn_cmd_run(int argc, char **argv)
 			v = strtol(optarg, &end, 10);
 			/* the same range as a config's "iterations" */
 			if (errno || end == optarg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
-				return pn_error(PN_EXIT_USAGE,
+				return pn_cli_error(PN_EXIT_USAGE,
 						"--iterations: \"%.80s\" is not a count in [1, %d]",
 						optarg, PN_CONFIG_MAX_ITERATIONS);
 			o.iterations_override = (int)v;
@@ -135,19 +135,19 @@ int pn_cmd_run(int argc, char **argv)
 	if (optind < nopt)
 		o.config_path = argv[optind++];
 	if (optind < nopt)
-		return pn_error(PN_EXIT_USAGE,
-				"run: unexpected argument \"%s\" (one CONFIG; the "
+		return pn_cli_error(PN_EXIT_USAGE,
+				"unexpected argument \"%s\" (one CONFIG; the "
 				"command of --exec goes after --)",
 				argv[optind]);
 	if (exec) {
 		if (nopt + 1 >= argc)
-			return pn_error(PN_EXIT_USAGE, "run --exec: no command after `--`");
+			return pn_cli_error(PN_EXIT_USAGE, "--exec: no command after `--`");
 		o.exec_argv = &argv[nopt + 1];
 	} else if (nopt < argc) {
-		return pn_error(PN_EXIT_USAGE, "run: a command after -- needs --exec");
+		return pn_cli_error(PN_EXIT_USAGE, "a command after -- needs --exec");
 	}
 	if (o.exec_explicit && !exec)
-		return pn_error(PN_EXIT_USAGE, "run: --explicit only goes with --exec");
+		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
 	if (!o.config_path && !exec) {
 		run_usage(stderr);
 		return PN_EXIT_USAGE;

@@ -46,7 +46,7 @@ int pn_cmd_topology(int argc, char **argv)
 	if (xml) {
 		if (!t.hwloc_xml) {
 			pn_topology_free(&t);
-			return pn_error(PN_EXIT_ERROR, "hwloc gave no XML for this machine");
+			return pn_cli_error(PN_EXIT_ERROR, "hwloc gave no XML for this machine");
 		}
 		fputs(t.hwloc_xml, stdout);
 	} else if (json) {

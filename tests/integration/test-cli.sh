@@ -273,6 +273,16 @@ exit_and_says "list on a machine whose node counters cannot be read: exit 3 nami
 	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" list
 exit_and_says "collect on the same machine: exit 3 (not 2) naming the file" 3 \
 	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+exit_and_says "collect's error line names the command" 3 \
+	"pnbench: error: collect: node 0: cannot read its counters" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+mkdir -p "$T/nosys"
+exit_and_says "collect on a sysroot without /sys: exit 3 (not 2) naming the directory" 3 \
+	"$T/nosys/sys/devices/system/node is missing" "$PN" --sysroot "$T/nosys" collect -c 1 -i 10ms
+# the reason quoted whole, once (the message used to be formatted over itself)
+exit_and_says "list on a sysroot without /sys: exit 3, the reason quoted whole" 3 \
+	"pnbench: error: list: this machine's topology cannot be read: topology: $T/nosys/sys/devices/system/node is missing" \
+	"$PN" --sysroot "$T/nosys" list
+exit_and_says "an unknown command: exit 2" 2 'unknown command "nosuch"' "$PN" nosuch
 
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
