@@ -111,20 +111,6 @@ struct exhaust_priv {
 	int64_t oom_kill_setup; /* /proc/vmstat oom_kill when setup() ran */
 };
 
-static int exhaust_supported(const struct pn_env *env, char *why, size_t whylen)
-{
-	if (numa_available() < 0) {
-		snprintf(why, whylen, "NUMA is not available here (numa_available() < 0)");
-		return -EOPNOTSUPP;
-	}
-	if (env && env->roles && pn_nodeset_empty(&env->roles->private_nodes) &&
-	    pn_nodeset_empty(&env->roles->dram_nodes)) {
-		snprintf(why, whylen, "the run has no private or dram nodes to allocate on");
-		return -ENODEV;
-	}
-	return 0;
-}
-
 static int parse_policy(const char *s, enum policy *pol)
 {
 	for (size_t i = 0; policy_names[i]; i++)
@@ -686,7 +672,7 @@ const struct pn_workload pn_workload_exhaust = {
 	.opts = exhaust_opts,
 	.explicit_alloc = true, /* its pages on the devices are its policy's */
 	.metrics = exhaust_metrics,
-	.supported = exhaust_supported,
+	.needs = PN_NEED_NUMA | PN_NEED_NODES,
 	.setup = exhaust_setup,
 	.run = exhaust_run,
 	.outcome = exhaust_outcome,

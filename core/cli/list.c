@@ -97,7 +97,7 @@ int pn_cmd_list(int argc, char **argv)
 	for (size_t i = 0; i < pn_nworkloads; i++) {
 		const struct pn_workload *w = pn_workloads[i];
 		char why[256] = "";
-		int ret = have_topo && w->supported ? w->supported(&env, why, sizeof(why)) : 0;
+		int ret = have_topo ? pn_workload_supported(w, &env, why, sizeof(why)) : 0;
 
 		if (!have_topo)
 			snprintf(why, sizeof(why), "topology unavailable"), ret = -ENODEV;
@@ -106,8 +106,13 @@ int pn_cmd_list(int argc, char **argv)
 			printf("  %-14s       why: %s\n", "", why);
 		if (w->list && have_topo)
 			w->list(&env, stdout);
-		if (verbose)
+		if (verbose) {
+			char needs[64];
+
+			printf("      needs: %s\n",
+			       pn_workload_needs_format(w->needs, needs, sizeof(needs)));
 			print_opts(w->opts);
+		}
 	}
 	printf("collectors:\n");
 	for (size_t i = 0; i < pn_ncollectors; i++) {
