@@ -49,17 +49,18 @@ static void test_names_the_command(void **state)
 	(void)state;
 	pn_cli_set_command("collect");
 	assert_string_equal(pn_cli_command(), "collect");
-	assert_int_equal(error_to(out, sizeof(out), PN_EXIT_ERROR, "node 0",
-				  "cannot read its counters"),
-			 PN_EXIT_ERROR);
+	assert_int_equal(
+		error_to(out, sizeof(out), PN_EXIT_ERROR, "node 0", "cannot read its counters"),
+		PN_EXIT_ERROR);
 	assert_string_equal(out, "pnbench: error: collect: node 0: cannot read its counters\n");
 	assert_string_equal(pn_last_error(), "collect: node 0: cannot read its counters");
 
 	/* before main chose a command: no "CMD: " */
 	pn_cli_set_command(NULL);
 	assert_null(pn_cli_command());
-	assert_int_equal(error_to(out, sizeof(out), PN_EXIT_USAGE, "--sysroot", "needs a directory"),
-			 PN_EXIT_USAGE);
+	assert_int_equal(
+		error_to(out, sizeof(out), PN_EXIT_USAGE, "--sysroot", "needs a directory"),
+		PN_EXIT_USAGE);
 	assert_string_equal(out, "pnbench: error: --sysroot: needs a directory\n");
 }
 

@@ -137,12 +137,9 @@ static void test_registered(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_nodes),
-		cmocka_unit_test(test_own_after_needs),
-		cmocka_unit_test(test_numa),
-		cmocka_unit_test(test_unknown_need),
-		cmocka_unit_test(test_format),
-		cmocka_unit_test(test_registered),
+		cmocka_unit_test(test_nodes),  cmocka_unit_test(test_own_after_needs),
+		cmocka_unit_test(test_numa),   cmocka_unit_test(test_unknown_need),
+		cmocka_unit_test(test_format), cmocka_unit_test(test_registered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
