@@ -52,6 +52,12 @@ for f in workloads/*.c collectors/*.c; do
 	grep -qE "^  $name " "$T/list" || missing="$missing $name"
 done
 if [ -z "$missing" ]; then ok "pnbench list shows every workload and collector"; else notok "pnbench list shows every workload and collector" "missing:$missing"; fi
+# list -v: each workload's needs (after its name and any why: line)
+"$PN" list -v >"$T/listv" 2>&1
+got=$(awk '/^  [a-z]/{w=$1} /^      needs: /{if (w ~ /^(explicit|interleave|exhaust|latency)$/) print w "=" $0; w=""}' \
+	"$T/listv" | tr -s ' ' | tr '\n' ';')
+want='exhaust= needs: numa, nodes;explicit= needs: numa, nodes;interleave= needs: numa, nodes;latency= needs: none;'
+if [ "$got" = "$want" ]; then ok "list -v shows each workload's needs"; else notok "list -v shows each workload's needs" "got: $got"; fi
 "$PN" frobnicate >/dev/null 2>&1
 rc=$?
 if [ $rc -eq 2 ]; then ok "unknown command exits 2"; else notok "unknown command exits 2" "got $rc"; fi
