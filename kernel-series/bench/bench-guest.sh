@@ -12,7 +12,7 @@ nodes=/sys/devices/system/node
 echo "BENCH kernel=$(uname -r) has_memory=$(cat $nodes/has_memory) has_private_memory=$(cat $nodes/has_private_memory 2>/dev/null || echo -)"
 rc=0
 for row in $ROWS; do
-	node=
+	node=-1
 	if [ "$row" = private ]; then
 		dev=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^pnbench.devices=//p' | cut -d, -f1)
 		if [ -z "$dev" ] || [ ! -d "$nodes/node$dev" ]; then
@@ -24,8 +24,13 @@ for row in $ROWS; do
 		[ -e "$knob" ] && { echo 1 >"$knob" || echo "BENCH row=private error=opt-in-refused"; }
 		node=$dev
 	fi
-	echo "BENCH row=$row node=${node:-default}"
-	/usr/local/bin/faultbench "$MIB" "$WARMUP" $node >/dev/null || { echo "BENCH row=$row error=faultbench"; rc=1; continue; }
-	/usr/local/bin/faultbench "$MIB" "$ROUNDS" $node | sed "s/^R fault /R fault row=$row /" || rc=1
+	echo "BENCH row=$row node=$node"
+	if [ "$WARMUP" -gt 0 ] && ! /usr/local/bin/faultbench "$MIB" "$WARMUP" "$node" >/dev/null; then
+		echo "BENCH row=$row error=faultbench"
+		rc=1
+		continue
+	fi
+	/usr/local/bin/faultbench "$MIB" "$ROUNDS" "$node" >/tmp/fb.out || rc=1
+	sed "s/^R fault /R fault row=$row /" /tmp/fb.out
 done
 exit $rc

@@ -220,7 +220,7 @@ if [[ -n "$share" ]]; then
 	extra+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host")
 fi
 
-((icount)) && extra+=(-icount shift=0,align=off,sleep=off)
+((icount)) && extra+=(-icount 'shift=0,align=off,sleep=off')
 
 others='' # the CPU nodes after node 0
 for ((j = 1; j < ninit; j++)); do others+=${others:+,}$j; done
