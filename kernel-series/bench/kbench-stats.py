@@ -2,6 +2,13 @@
 """kbench-stats.py: the statistics of `make -C kernel-series bench`.
 
     kbench-stats.py SAMPLES.tsv
+    kbench-stats.py --from-log SIDE SETUP ROUND LOG
+
+--from-log prints the samples of one guest console LOG as SAMPLES.tsv
+lines: each "R fault row=<row> round=<rep> node=<n> pages=<p> on_node=<q>
+tsc=<t> ..." line of faultbench becomes SIDE, SETUP/<row>, ROUND, rep, p,
+q, t.  Exit 1 on a malformed "R fault" line (named by file:line).
+
 
 SAMPLES.tsv, one measured faultbench round per line, tab-separated:
     side scenario round rep pages on_node insn
@@ -124,7 +131,33 @@ def report(cells, labels):
               f"  {span(av):<18} {span(bv):<18} {dspan}")
 
 
+def from_log(side, setup, rnd, path):
+    if side not in ("A", "B"):
+        fail(f"--from-log: SIDE must be A or B: '{side}'", 2)
+    parse_int("--from-log", 0, "ROUND", rnd, 1)
+    keys = ("row", "round", "node", "pages", "on_node", "tsc")
+    try:
+        f = open(path, encoding="utf-8", errors="replace")
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    with f:
+        for lineno, line in enumerate(f, 1):
+            if not line.startswith("R fault "):
+                continue
+            kv = dict(w.split("=", 1) for w in line.split()[2:] if "=" in w)
+            missing = [k for k in keys if k not in kv]
+            if missing:
+                fail(f"{path}:{lineno}: faultbench line without {', '.join(missing)}")
+            for k in keys[1:]:
+                parse_int(path, lineno, k, kv[k], -1 if k == "node" else 0)
+            print("\t".join((side, f"{setup}/{kv['row']}", rnd, kv["round"], kv["pages"],
+                             kv["on_node"], kv["tsc"])))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 6 and argv[1] == "--from-log":
+        return from_log(*argv[2:])
     if len(argv) != 2 or argv[1] in ("-h", "--help"):
         print(__doc__.strip(), file=sys.stderr if len(argv) != 2 else sys.stdout)
         return 2 if len(argv) != 2 else 0
