@@ -73,7 +73,10 @@ kernel[A]=$(resolve "${KERNEL_A:-stock}")
 kernel[B]=$(resolve "${KERNEL_B:-patched}")
 for side in A B; do
 	l=LABEL_$side
-	label[$side]=${!l:-$(basename "$(dirname "${kernel[$side]}")")}
+	# a cached kernel is named by its directory (stock-<key>), another by its file
+	name=$(basename "${kernel[$side]}")
+	[[ "$name" == bzImage ]] && name=$(basename "$(dirname "${kernel[$side]}")")
+	label[$side]=${!l:-$name}
 done
 
 out=${BENCH_OUT:-$PN_CACHE/bench/$(date -u +%Y%m%dT%H%MZ)-${label[A]}-vs-${label[B]}}
@@ -108,16 +111,13 @@ boot() {
 		--dram 1024 --disk 0 --timeout "$btimeout" --quiet --log "$log" \
 		--script "$here/bench-guest.sh" --add "$work/faultbench" \
 		--file "$work/bench.env:/guest/bench.env" "${args[@]}" --append " pnbench.dmesg=0" || rc=$?
+	[[ -f "$log" ]] || : >"$log"
 	cp "$log" "$out/$setup-$side-$r.log"
 	if ((rc != 0)); then
 		pn_log "round $r: $side ($setup) failed (run-guest exit $rc); log $out/$setup-$side-$r.log"
 		failed=1
 	fi
-	# R fault row=<row> round=<rep> node=<n> pages=<p> on_node=<q> tsc=<t> ns=<x>
-	sed -n 's/^R fault row=\([a-z]*\) round=\([0-9]*\) node=[-0-9]* pages=\([0-9]*\) on_node=\([0-9]*\) tsc=\([0-9]*\) .*/\1 \2 \3 \4 \5/p' "$log" |
-		while read -r row rep pages on insn; do
-			printf '%s\t%s/%s\t%s\t%s\t%s\t%s\t%s\n' "$side" "$setup" "$row" "$r" "$rep" "$pages" "$on" "$insn"
-		done >>"$samples"
+	python3 "$here/kbench-stats.py" --from-log "$side" "$setup" "$r" "$log" >>"$samples" || failed=1
 	local row n
 	for row in $rows; do
 		n=$(grep -c "^R fault row=$row " "$log" || true)

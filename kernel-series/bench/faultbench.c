@@ -37,7 +37,7 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-#define PAGE 4096UL
+#define PAGE	       4096UL
 #define MPOL_BIND_MODE 2 /* MPOL_BIND in <linux/mempolicy.h> */
 
 static uint64_t now_ns(void)
@@ -105,8 +105,8 @@ static int one_round(int r, size_t bytes, int node)
 	munmap((void *)p, bytes);
 	if (on < 0)
 		return 1;
-	printf("R fault round=%d node=%d pages=%zu on_node=%ld tsc=%llu ns=%llu\n", r, node, pages, on,
-	       (unsigned long long)(c1 - c0), (unsigned long long)(t1 - t0));
+	printf("R fault round=%d node=%d pages=%zu on_node=%ld tsc=%llu ns=%llu\n", r, node, pages,
+	       on, (unsigned long long)(c1 - c0), (unsigned long long)(t1 - t0));
 	return 0;
 }
 
@@ -124,7 +124,8 @@ int main(int argc, char **argv)
 	rounds = atoi(argv[2]);
 	node = argc > 3 ? atoi(argv[3]) : -1;
 	if (mib == 0 || mib > 4096 || rounds <= 0 || node < -1 || node >= 256) {
-		fprintf(stderr, "faultbench: bad arguments (mib 1..4096, rounds > 0, node 0..255)\n");
+		fprintf(stderr,
+			"faultbench: bad arguments (mib 1..4096, rounds > 0, node 0..255)\n");
 		return 2;
 	}
 	CPU_ZERO(&set);
