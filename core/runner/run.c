@@ -569,6 +569,7 @@ out_colls:
 	close_collectors(&r, colls_json);
 	cJSON_Delete(r.root);
 out:
+	pn_verdict_state_free(&r.vs);
 	free(r.counters_why);
 	pn_cgroup_teardown(&r.cg);
 	pn_journal_end();
