@@ -70,12 +70,11 @@ int pn_cfg_check_keys(const char *file, const cJSON *obj, const char *jpath,
 				break;
 		if (!*a)
 			return pn_error(-EINVAL, "%s: %s.%s: unknown key (valid keys here: %s)",
-					file, jpath, pn_cfg_clean(it->string, k, sizeof(k)),
-					list);
+					file, jpath, pn_cfg_clean(it->string, k, sizeof(k)), list);
 		for (const cJSON *jt = obj->child; jt != it; jt = jt->next)
 			if (!strcmp(jt->string, it->string))
-				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", file,
-						jpath, pn_cfg_clean(it->string, k, sizeof(k)));
+				return pn_error(-EINVAL, "%s: %s.%s: duplicate key", file, jpath,
+						pn_cfg_clean(it->string, k, sizeof(k)));
 	}
 	return 0;
 }
@@ -92,8 +91,8 @@ int pn_cfg_get_object(const char *file, const cJSON *v, const char *jpath)
 	return 0;
 }
 
-int pn_cfg_get_int(const char *file, const cJSON *v, const char *jpath, int64_t min,
-		   int64_t max, int64_t *out)
+int pn_cfg_get_int(const char *file, const cJSON *v, const char *jpath, int64_t min, int64_t max,
+		   int64_t *out)
 {
 	double d;
 
@@ -103,8 +102,8 @@ int pn_cfg_get_int(const char *file, const cJSON *v, const char *jpath, int64_t 
 	if (!isfinite(d) || d != floor(d))
 		return pn_cfg_perr(file, jpath, "%g is not an integer", d);
 	if (d < (double)min || d > (double)max)
-		return pn_cfg_perr(file, jpath, "%g is out of range [%lld, %lld]", d, (long long)min,
-				   (long long)max);
+		return pn_cfg_perr(file, jpath, "%g is out of range [%lld, %lld]", d,
+				   (long long)min, (long long)max);
 	*out = (int64_t)d;
 	return 0;
 }
@@ -240,8 +239,8 @@ int pn_cfg_json_parse(const char *buf, size_t len, const char *file, cJSON **roo
 	mark_nul_escapes(text, len);
 	*root = cJSON_ParseWithOpts(text, &end, 1);
 	if (!*root && end && nesting_at(text, end + 1) > CJSON_NESTING_LIMIT) {
-		ret = pn_error(-EINVAL, "%s: arrays and objects nested deeper than %d levels",
-			       file, CJSON_NESTING_LIMIT);
+		ret = pn_error(-EINVAL, "%s: arrays and objects nested deeper than %d levels", file,
+			       CJSON_NESTING_LIMIT);
 		free(text);
 		return ret;
 	}

@@ -41,7 +41,6 @@ int pn_cfg_get_int(const char *file, const struct cJSON *v, const char *jpath, i
 /* A name: 1 to PN_CONFIG_NAME_MAX characters of [a-z0-9_-], required. */
 int pn_cfg_get_name(const char *file, const struct cJSON *v, const char *jpath);
 /* A collector interval: a duration of PN_COLL_INTERVAL_MIN_MS to _MAX_MS. */
-int pn_cfg_get_duration(const char *file, const struct cJSON *v, const char *jpath,
-			uint64_t *ms);
+int pn_cfg_get_duration(const char *file, const struct cJSON *v, const char *jpath, uint64_t *ms);
 
 #endif /* PN_CFG_JSON_H */

@@ -105,8 +105,8 @@ static int parse_nodes(struct parser *ps, const cJSON *v)
 	if (!pn_nodeset_empty(&both)) {
 		if (pn_nodeset_format(&both, buf, sizeof(buf)))
 			snprintf(buf, sizeof(buf), "several");
-		return pn_cfg_perr(ps->file, "$.nodes", "node(s) %s cannot be both private and dram",
-				   buf);
+		return pn_cfg_perr(ps->file, "$.nodes",
+				   "node(s) %s cannot be both private and dram", buf);
 	}
 	return 0;
 }
@@ -210,7 +210,8 @@ static int parse_verdict(struct parser *ps, const cJSON *v)
 
 		snprintf(path, sizeof(path), "$.verdict.require[%d]", i++);
 		if (!cJSON_IsString(e))
-			return pn_cfg_perr(ps->file, path, "must be a source name (\"events\"), not %s",
+			return pn_cfg_perr(ps->file, path,
+					   "must be a source name (\"events\"), not %s",
 					   pn_json_type_name(e));
 		if (strcmp(e->valuestring, "events") != 0)
 			return pn_cfg_perr(ps->file, path, "unknown source \"%s\" (known: events)",

@@ -19,11 +19,11 @@
 #include "config.h"
 #include "core/api/params.h"
 
-#define PN_CONFIG_MAX_BYTES	(1 << 20)
-#define PN_CONFIG_ITER_MAX	PN_CONFIG_MAX_ITERATIONS
-#define PN_MEM_SHARE_DEF	0.5
-#define PN_MEM_SHARE_MAX	0.9
-#define PN_MAX_EXACT		9007199254740992.0 /* 2^53: exact in a JSON number */
+#define PN_CONFIG_MAX_BYTES (1 << 20)
+#define PN_CONFIG_ITER_MAX  PN_CONFIG_MAX_ITERATIONS
+#define PN_MEM_SHARE_DEF    0.5
+#define PN_MEM_SHARE_MAX    0.9
+#define PN_MAX_EXACT	    9007199254740992.0 /* 2^53: exact in a JSON number */
 
 /* One matrix axis: an array value inside some params object. */
 struct axis {

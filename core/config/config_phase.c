@@ -183,7 +183,8 @@ static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	if (!name)
 		return pn_cfg_perr(ps->file, path, "required: the name of a workload");
 	if (!cJSON_IsString(name))
-		return pn_cfg_perr(ps->file, path, "must be a string, not %s", pn_json_type_name(name));
+		return pn_cfg_perr(ps->file, path, "must be a string, not %s",
+				   pn_json_type_name(name));
 	w = pn_workload_find(name->valuestring);
 	if (!w) {
 		list_workloads(list, sizeof(list));
@@ -259,7 +260,8 @@ int pn_cfg_parse_phases(struct parser *ps, const cJSON *v)
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(ps->phases[j].name, ph->name))
 				return pn_cfg_perr(
-					ps->file, sub, "duplicate phase name \"%s\" (also $.phases[%zu])",
+					ps->file, sub,
+					"duplicate phase name \"%s\" (also $.phases[%zu])",
 					ph->name, j);
 		snprintf(sub, sizeof(sub), "%s.workloads", path);
 		if (!pn_cfg_field(p, "workloads"))
@@ -313,7 +315,8 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 		return pn_cfg_check_params(ps, e, e->jpath);
 	if (pn_cfg_field(v, "interval")) {
 		snprintf(path, sizeof(path), "%s.interval", e->jpath);
-		ret = pn_cfg_get_duration(ps->file, pn_cfg_field(v, "interval"), path, &e->interval_ms);
+		ret = pn_cfg_get_duration(ps->file, pn_cfg_field(v, "interval"), path,
+					  &e->interval_ms);
 		if (ret)
 			return ret;
 	}

@@ -167,8 +167,9 @@ static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size
 	cJSON_AddNumberToObject(wj, "general_pages", (double)w->total);
 	cJSON_AddStringToObject(wj, "moment", w->at_peak ? "peak" : "end");
 	kj = cJSON_AddObjectToObject(wj, "kinds");
-	off = (size_t)snprintf(txt, len, "; worst in phase \"%s\" (point %d, iteration %d):",
-			       w->phase, w->point, w->iteration);
+	off = (size_t)snprintf(txt, len,
+			       "; worst in phase \"%s\" (point %d, iteration %d):", w->phase,
+			       w->point, w->iteration);
 	for (size_t k = 0; k < PN_NKINDS; k++) {
 		if (w->kinds[k] <= 0)
 			continue;

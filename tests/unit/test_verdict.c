@@ -138,8 +138,8 @@ static void test_checks_recorded(void **state)
 	pn_verdict_record_check(&j.r.vs, &a0, "explicit", "placed", "== 4", "4", true);
 	assert_int_equal(pn_results_judge(&j.r), PN_EXIT_PASS); /* a check is a judgement */
 	pn_verdict_record_check(&j.r.vs, &a1, "explicit", "freed", "<= 0 pages", "3 pages", false);
-	pn_verdict_record_check(&j.r.vs, &a1, "--exec", "command exit status", "exit 0",
-				"signal 9", false);
+	pn_verdict_record_check(&j.r.vs, &a1, "--exec", "command exit status", "exit 0", "signal 9",
+				false);
 	assert_int_equal(pn_results_judge(&j.r), PN_EXIT_VERDICT);
 	v = cJSON_GetObjectItem(j.r.root, "verdict");
 	assert_int_equal(at(v, "checks.total")->valueint, 3);
