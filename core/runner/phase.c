@@ -571,6 +571,7 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 	int ret;
 
 	phase_init(&p, r, c, pi);
+	p.iter = iter;
 	pn_info("iteration %d/%d, phase %s: %zu workload(s)%s", iter + 1, c->iterations, p.ph->name,
 		p.ph->nwl, p.exec_mode ? " + command" : "");
 	for (size_t i = 0; i < p.nslots; i++)

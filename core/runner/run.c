@@ -5,7 +5,7 @@
  *
  * For every matrix point, iteration and phase it runs pn_run_phase()
  * (phase.c: workloads in child processes and cgroups, exact accounting).
- * The results tree (results.c) is the one run model: it is rewritten
+ * The results tree (runjson.c) is the one run model: it is rewritten
  * atomically after every phase with status "incomplete", so a run killed at
  * any point leaves valid JSON, and finally with "complete".  Time series are
  * appended to their CSVs as they are taken.  Logs and errors go to stderr
@@ -569,6 +569,7 @@ out_colls:
 	close_collectors(&r, colls_json);
 	cJSON_Delete(r.root);
 out:
+	pn_verdict_state_free(&r.vs);
 	free(r.counters_why);
 	pn_cgroup_teardown(&r.cg);
 	pn_journal_end();
