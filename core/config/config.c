@@ -28,6 +28,7 @@
 
 #include "config.h"
 #include "config_int.h"
+#include "config_set.h"
 #include "core/api/params.h"
 #include "core/lib/utf8.h"
 
@@ -533,7 +534,9 @@ int pn_config_parse(const char *buf, size_t len, const char *name, struct pn_con
 	}
 	free(text);
 	/* Strings end up in run.json, which must be valid JSON, i.e. UTF-8. */
-	ret = pn_json_check_utf8(ps.root, ps.file, "$");
+	ret = pn_config_apply_overrides(ps.root); /* run --set, checked as the file is */
+	if (!ret)
+		ret = pn_json_check_utf8(ps.root, ps.file, "$");
 	if (!ret)
 		ret = parse_top(&ps);
 	if (!ret)
