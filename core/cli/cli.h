@@ -23,6 +23,16 @@ int pn_cli_nodes(const char *opt, const char *str, struct pn_nodeset *out);
 /* --format text|json|csv; 0, or PN_EXIT_USAGE with the message printed. */
 int pn_cli_format(const char *arg, enum pn_cli_fmt *out);
 
+/* dryrun.c: `run --dry-run`, the loaded config set printed. */
+struct pn_config_set;
+struct pn_dry_run {
+	const struct pn_config_set *cs;
+	const char *private_override; /* --private, canonical, or NULL */
+	char **exec_argv;	      /* --exec's command or NULL */
+	enum pn_cli_fmt format;
+};
+int pn_dry_run(const struct pn_dry_run *d);
+
 /* The command being run (main sets it before dispatch; NULL before). */
 void pn_cli_set_command(const char *name);
 const char *pn_cli_command(void);

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "core/config/config.h"
+#include "core/config/config_set.h"
 #include "core/lib/outdir.h"
 #include "core/lib/pn.h"
 #include "core/runner/run.h"
@@ -34,7 +35,14 @@ static void run_usage(FILE *f)
 	      "      --no-wait        refuse (exit 2) instead of waiting while another run\n"
 	      "                       holds the host lock (" PN_HOST_LOCK ")\n"
 	      "  -n, --iterations N   override the config's iterations\n"
-	      "      --private LIST   nodes that play the private-device role (e.g. 1,2), or auto\n"
+	      "      --private LIST   nodes that play the private-device role: auto, or a\n"
+	      "                       list in numactl's forms (1,2  1-2  all  !0  +1)\n"
+	      "      --set KEY=VALUE  override the config without editing it: WORKLOAD.PARAM,\n"
+	      "                       COLLECTOR.PARAM, collectors.interval, thresholds.KEY,\n"
+	      "                       iterations (repeatable; checked as the file is)\n"
+	      "      --dry-run        print the expanded matrix and what would run, exit 0\n"
+	      "                       without touching the machine (--format json: the\n"
+	      "                       resolved config of every point)\n"
 	      "      --exec           run the command after `--` in every phase\n"
 	      "      --explicit       with --exec: what the command and its children hold on\n"
 	      "                       private nodes is intended (it binds them itself) and does\n"
@@ -73,6 +81,47 @@ static void run_usage(FILE *f)
 	      f);
 }
 
+/* What the command line adds to the runner's options. */
+struct run_cli {
+	const char **sets; /* --set, in order */
+	size_t nsets;
+	bool dry;
+	enum pn_cli_fmt format;
+	char private_buf[256];
+};
+
+/* --set, --private's numactl forms, --dry-run: an exit code, or -1 = run. */
+static int run_cli_apply(struct pn_run_opts *o, struct run_cli *x)
+{
+	struct pn_config_set cs;
+	struct pn_nodeset ns;
+	int ret;
+
+	pn_config_set_overrides(x->sets, x->nsets);
+	if (o->private_override && strcmp(o->private_override, "auto") &&
+	    pn_nodeset_parse(&ns, o->private_override)) {
+		ret = pn_cli_nodes("--private", o->private_override, &ns);
+		if (ret)
+			return ret;
+		pn_nodeset_format(&ns, x->private_buf, sizeof(x->private_buf));
+		o->private_override = x->private_buf;
+	}
+	if (!x->dry)
+		return -1;
+	if (!o->config_path)
+		return pn_cli_error(PN_EXIT_USAGE, "--dry-run needs a CONFIG");
+	if (pn_config_load(o->config_path, &cs))
+		return PN_EXIT_USAGE; /* the loader named the file and field */
+	for (size_t p = 0; p < cs.n && o->iterations_override; p++)
+		cs.points[p].iterations = o->iterations_override;
+	ret = pn_dry_run(&(struct pn_dry_run){ .cs = &cs,
+					       .private_override = o->private_override,
+					       .exec_argv = o->exec_argv,
+					       .format = x->format });
+	pn_config_set_free(&cs);
+	return ret;
+}
+
 int pn_cmd_run(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -85,14 +134,18 @@ int pn_cmd_run(int argc, char **argv)
 		{ "explicit", no_argument, NULL, 'E' },
 		{ "no-events", no_argument, NULL, 'N' },
 		{ "allow-knob", required_argument, NULL, 'K' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct pn_run_opts o = { .argc = argc, .argv = argv };
+	struct run_cli x = { .sets = pn_xcalloc((size_t)argc, sizeof(char *)) };
 	bool exec = false;
-	int c, nopt = argc;
+	int c, nopt = argc, ret;
 
 	/* Options may come before or after CONFIG; everything after the first
 	 * "--" is the command of --exec and is never parsed here. */
@@ -126,6 +179,12 @@ int pn_cmd_run(int argc, char **argv)
 		case 'E': o.exec_explicit = true; break;
 		case 'N': o.no_events = true; break;
 		case 'K': pn_knob_allow(optarg); break;
+		case 'S': x.sets[x.nsets++] = optarg; break;
+		case 'D': x.dry = true; break;
+		case 'f':
+			if (pn_cli_format(optarg, &x.format))
+				return PN_EXIT_USAGE;
+			break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return 0;
@@ -154,5 +213,9 @@ int pn_cmd_run(int argc, char **argv)
 	}
 	if (o.outdir && pn_outdir_check_arg(o.outdir))
 		return PN_EXIT_USAGE;
-	return pn_run(&o);
+	ret = run_cli_apply(&o, &x);
+	if (ret < 0)
+		ret = pn_run(&o);
+	free(x.sets);
+	return ret;
 }
