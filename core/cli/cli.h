@@ -8,6 +8,8 @@
 #ifndef PN_CLI_H
 #define PN_CLI_H
 
+#include <stdio.h>
+
 int pn_cmd_run(int argc, char **argv);	    /* run.c */
 int pn_cmd_list(int argc, char **argv);	    /* list.c */
 int pn_cmd_topology(int argc, char **argv); /* topology.c */
@@ -32,6 +34,12 @@ struct pn_dry_run {
 	enum pn_cli_fmt format;
 };
 int pn_dry_run(const struct pn_dry_run *d);
+
+/* Text tables and listings fit this many columns. */
+#define PN_CLI_WIDTH 100
+/* Print text's words from column col, wrapping to column indent before
+ * PN_CLI_WIDTH; returns the column reached (no newline at the end). */
+int pn_cli_wrap(FILE *f, int col, int indent, const char *text);
 
 /* The command being run (main sets it before dispatch; NULL before). */
 void pn_cli_set_command(const char *name);
