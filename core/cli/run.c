@@ -40,6 +40,8 @@ static void run_usage(FILE *f)
 	      "      --set KEY=VALUE  override the config without editing it: WORKLOAD.PARAM,\n"
 	      "                       COLLECTOR.PARAM, collectors.interval, thresholds.KEY,\n"
 	      "                       iterations (repeatable; checked as the file is)\n"
+	      "      --format FMT     the summary on stdout: text (default), json (the verdict\n"
+	      "                       and each point's metrics) or csv (one row per metric)\n"
 	      "      --dry-run        print the expanded matrix and what would run, exit 0\n"
 	      "                       without touching the machine (--format json: the\n"
 	      "                       resolved config of every point)\n"
@@ -132,6 +134,7 @@ static int run_cli_apply(struct pn_run_opts *o, struct run_cli *x)
 		pn_nodeset_format(&ns, x->private_buf, sizeof(x->private_buf));
 		o->private_override = x->private_buf;
 	}
+	o->summary_format = (int)x->format; /* PN_FMT_TEXT 0, JSON 1, CSV 2 */
 	if (!x->dry)
 		return -1;
 	if (!o->config_path)
