@@ -81,12 +81,11 @@ int pn_cmd_topology(int argc, char **argv)
 			json = fmt == PN_FMT_JSON;
 			break;
 		case 'h':
-			puts("usage: pnbench topology [-x | -j | --format text|json|csv]\n\nNUMA nodes (sparse ids, "
-			     "CPU-less and "
-			     "memory-less nodes, private nodes), distances, memory tiers and "
-			     "HMAT.\n"
-			     "  -x  print the hwloc XML\n  -j  print the JSON that run.json "
-			     "records (--format json)\n"
+			puts("usage: pnbench topology [-x | -j | --format text|json|csv]\n\n"
+			     "NUMA nodes (sparse ids, CPU-less and memory-less nodes, private\n"
+			     "nodes), distances, memory tiers and HMAT.\n"
+			     "  -x  print the hwloc XML\n"
+			     "  -j  print the JSON that run.json records (--format json)\n"
 			     "  --format csv  one row per node (HMAT: access class 0)");
 			return 0;
 		default: return PN_EXIT_USAGE;
