@@ -55,6 +55,9 @@ static void run_usage(FILE *f)
 	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
 	      "                       allow-list (configs/README.md); repeatable\n"
 	      "  -q, --quiet          no progress lines\n"
+	      "      --progress       phases done, elapsed time and the time left on stderr\n"
+	      "                       after every phase and every 10 s (default: on a\n"
+	      "                       terminal, once a run has taken 3 s; --no-progress: never)\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
 	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
@@ -168,6 +171,8 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec,
 		{ "allow-knob", required_argument, NULL, 'K' },
 		{ "set", required_argument, NULL, 'S' },
 		{ "dry-run", no_argument, NULL, 'D' },
+		{ "progress", no_argument, NULL, 'G' },
+		{ "no-progress", no_argument, NULL, 'g' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -193,6 +198,8 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec,
 		case 'K': pn_knob_allow(optarg); break;
 		case 'S': x->sets[x->nsets++] = optarg; break;
 		case 'D': x->dry = true; break;
+		case 'G': o->progress = 1; break;
+		case 'g': o->progress = -1; break;
 		case 'f':
 			if (pn_cli_format(optarg, &x->format))
 				return PN_EXIT_USAGE;

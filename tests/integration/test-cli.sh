@@ -407,6 +407,17 @@ else
 	notok "run --format json|csv" "$(tail -n 3 "$T/err")"
 fi
 
+# --progress: a line per phase with the share done and the time left, on
+# stderr only; without it (stderr not a terminal) none.
+if pnrun run "$T/mx.json" -o "$T/mxp" --progress --format json >"$T/mxp.out" 2>"$T/mxp.err" &&
+	[ "$(grep -cE '^pnbench: progress: [12]/2 phases \((50|100) %\), [0-9]+:[0-9]{2} elapsed, about [0-9]+:[0-9]{2} left$' "$T/mxp.err")" -eq 2 ] &&
+	$PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/mxp.out" &&
+	! grep -q progress "$T/mxp/run.json" && ! grep -q 'progress:' "$T/mx.err"; then
+	ok "run --progress: one line per phase with the time left, on stderr only; none without it"
+else
+	notok "run --progress" "$(grep progress "$T/mxp.err" "$T/mx.err" | head -n 4)"
+fi
+
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
 	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"
