@@ -21,14 +21,14 @@ int pn_cli_nodes(const char *opt, const char *str, struct pn_nodeset *out)
 
 	if (pn_topology_load(&topo))
 		return pn_cli_error(PN_EXIT_ERROR, "%s: this machine's nodes cannot be read: %s",
-				opt, pn_last_error());
+				    opt, pn_last_error());
 	pn_nodeset_or(&mem, &topo.with_memory, &topo.with_private_memory);
 	pn_topology_free(&topo);
 	if (pn_nodelist_parse(str, &mem, out, why, sizeof(why)))
 		return pn_cli_error(PN_EXIT_USAGE,
-				"%s: %s (node lists: all, 0-2,4, !0 for all but 0, +1 for "
-				"the 2nd memory node)",
-				opt, why);
+				    "%s: %s (node lists: all, 0-2,4, !0 for all but 0, +1 for "
+				    "the 2nd memory node)",
+				    opt, why);
 	return 0;
 }
 

@@ -34,8 +34,9 @@ static const int rate_w[] = { 7, 7, 9 };
 
 /* The columns: memory of the node at the end of the interval, numastat
  * events over it (per second). */
-static const char *const mem_cols[] = { "used", "free", "anon", "file", "slab", "kstack",
-					"pgtable" };
+static const char *const mem_cols[] = {
+	"used", "free", "anon", "file", "slab", "kstack", "pgtable"
+};
 static const char *const rate_cols[] = { "hit", "miss", "foreign" };
 
 static void collect_usage(void)
@@ -126,8 +127,8 @@ static int collect_nodes(const char *nodestr, struct pn_nodeset *nodes)
 }
 
 /* One row's values: memory (pages or MiB) and events per second. */
-static void row_values(const struct pn_nodemem *a, const struct pn_nodemem *b, double sec,
-		       bool mib, double mem[7], double rate[3])
+static void row_values(const struct pn_nodemem *a, const struct pn_nodemem *b, double sec, bool mib,
+		       double mem[7], double rate[3])
 {
 	double page = (double)sysconf(_SC_PAGESIZE);
 	double div = mib ? 1048576.0 : page;
@@ -156,9 +157,10 @@ static void stamp(char *buf, size_t len, bool iso)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	if (iso)
-		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", (tm.tm_year + 1900) % 10000,
-			 (tm.tm_mon + 1) % 100, tm.tm_mday % 100, tm.tm_hour % 100, tm.tm_min % 100,
-			 tm.tm_sec % 100, (int)(ts.tv_nsec / 1000000L) % 1000);
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ",
+			 (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100, tm.tm_mday % 100,
+			 tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100,
+			 (int)(ts.tv_nsec / 1000000L) % 1000);
 	else
 		strftime(buf, len, "%H:%M:%S", &tm);
 }

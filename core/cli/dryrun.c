@@ -76,7 +76,7 @@ static void print_wl(const struct pn_config_wl *w, const char *prefix)
 	char buf[PN_FMT_LEN];
 
 	printf("    %s%s", prefix, w->ops->name);
-	if (w->expect && strcmp(w->expect, "ok"))
+	if (w->expect && strcmp(w->expect, "ok") != 0)
 		printf("  expect %s", w->expect);
 	if (w->timeout_ms)
 		printf("  timeout %s", pn_fmt_ns((double)w->timeout_ms * 1e6, buf, sizeof(buf)));
@@ -121,8 +121,8 @@ static void print_head(const struct pn_config *c, const struct pn_dry_run *d, si
 	}
 	pn_nodeset_format(&c->private_nodes, list, sizeof(list));
 	printf("private nodes: %s\n", d->private_override ? d->private_override
-			       : c->private_auto	   ? "auto (the kernel's has_private_memory)"
-							   : list);
+				      : c->private_auto	  ? "auto (the kernel's has_private_memory)"
+							  : list);
 	printf("collectors:");
 	for (size_t k = 0; k < c->ncoll; k++)
 		if (!c->coll[k].automatic)
@@ -163,11 +163,13 @@ int pn_dry_run(const struct pn_dry_run *d)
 			cJSON *pt = cJSON_CreateObject();
 			char label[512];
 
-			cJSON_AddStringToObject(pt, "label", pn_point_label(cs->points[p].matrix_point,
-									    label, sizeof(label)));
+			cJSON_AddStringToObject(
+				pt, "label",
+				pn_point_label(cs->points[p].matrix_point, label, sizeof(label)));
 			if (cs->points[p].matrix_point)
-				cJSON_AddItemToObject(pt, "matrix",
-						      cJSON_Duplicate(cs->points[p].matrix_point, 1));
+				cJSON_AddItemToObject(
+					pt, "matrix",
+					cJSON_Duplicate(cs->points[p].matrix_point, 1));
 			cJSON_AddItemToObject(pt, "config",
 					      cJSON_Duplicate(cs->points[p].resolved, 1));
 			cJSON_AddItemToArray(a, pt);

@@ -64,8 +64,8 @@ static void print_opts(const struct pn_opt *opts)
 
 		if (o->type == PN_OPT_ENUM && o->choices) {
 			for (const char *const *ch = o->choices; *ch && off < sizeof(choices); ch++)
-				off += (size_t)snprintf(choices + off, sizeof(choices) - off, "%s%s",
-							ch == o->choices ? " [" : "|", *ch);
+				off += (size_t)snprintf(choices + off, sizeof(choices) - off,
+							"%s%s", ch == o->choices ? " [" : "|", *ch);
 			if (off < sizeof(choices) - 1)
 				snprintf(choices + off, sizeof(choices) - off, "]");
 		}
@@ -307,11 +307,15 @@ static int list_parse(int argc, char **argv, struct list_opts *o)
 			     "Every workload and collector, and whether it can run here (with the\n"
 			     "reason when not).  NAME: only these workloads or collectors, with\n"
 			     "their needs and options.\n"
-			     "  -v, --verbose        also list each workload's needs and each one's\n"
+			     "  -v, --verbose        also list each workload's needs and each "
+			     "one's\n"
 			     "                       options\n"
-			     "      --private LIST   judge with these nodes as the private ones (as\n"
-			     "                       run --private; numactl's forms: 1,2 all !0 +1)\n"
-			     "      --format FMT     text (default), json (with the options) or csv\n"
+			     "      --private LIST   judge with these nodes as the private ones "
+			     "(as\n"
+			     "                       run --private; numactl's forms: 1,2 all !0 "
+			     "+1)\n"
+			     "      --format FMT     text (default), json (with the options) or "
+			     "csv\n"
 			     "  -j, --json           --format json");
 			return -1;
 		default: return PN_EXIT_USAGE;
@@ -333,7 +337,7 @@ static int list_roles(const struct list_opts *lo, const struct pn_topology *topo
 	roles->private_nodes = topo->with_private_memory;
 	roles->private_auto = true;
 	pn_nodeset_or(&mem, &topo->with_memory, &topo->with_private_memory);
-	if (lo->private && strcmp(lo->private, "auto")) {
+	if (lo->private && strcmp(lo->private, "auto") != 0) {
 		if (pn_nodelist_parse(lo->private, &mem, &roles->private_nodes, why, sizeof(why)))
 			return pn_cli_error(PN_EXIT_USAGE, "--private: %s", why);
 		roles->private_auto = false;
@@ -351,7 +355,7 @@ static void list_footer(const struct list_opts *lo, const struct pn_topology *to
 	if (doc) {
 		cJSON_AddStringToObject(doc, "private_nodes", buf);
 		cJSON_AddStringToObject(doc, "private_from",
-					!roles->private_auto ? "--private"
+					!roles->private_auto	   ? "--private"
 					: topo->kernel_has_private ? "has_private_memory"
 								   : "none");
 		return;
@@ -359,7 +363,7 @@ static void list_footer(const struct list_opts *lo, const struct pn_topology *to
 	if (lo->format != PN_FMT_TEXT || lo->nnames)
 		return;
 	putf(1, "(judged with private nodes = %s: %s)",
-	     !roles->private_auto	 ? "--private"
+	     !roles->private_auto	? "--private"
 	     : topo->kernel_has_private ? "the kernel's has_private_memory"
 					: "none: this kernel has no private nodes; "
 					  "name them with --private or nodes.private",

@@ -51,7 +51,7 @@ static int cmd_help(int argc, char **argv)
 		for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++) {
 			char *args[] = { (char *)cmds[k].name, (char *)"--help", NULL };
 
-			if (strcmp(argv[1], cmds[k].name) || cmds[k].fn == cmd_help)
+			if (strcmp(argv[1], cmds[k].name) != 0 || cmds[k].fn == cmd_help)
 				continue;
 			pn_cli_set_command(cmds[k].name);
 			return cmds[k].fn(2, args);

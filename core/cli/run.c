@@ -129,7 +129,7 @@ static int run_cli_apply(struct pn_run_opts *o, struct run_cli *x)
 	int ret;
 
 	pn_config_set_overrides(x->sets, x->nsets);
-	if (o->private_override && strcmp(o->private_override, "auto") &&
+	if (o->private_override && strcmp(o->private_override, "auto") != 0 &&
 	    pn_nodeset_parse(&ns, o->private_override)) {
 		ret = pn_cli_nodes("--private", o->private_override, &ns);
 		if (ret)
@@ -156,8 +156,7 @@ static int run_cli_apply(struct pn_run_opts *o, struct run_cli *x)
 
 /* The options, before or after CONFIG, in argv[0..nopt).  0: go on; -1:
  * --help was printed; else the exit code. */
-static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec,
-		     struct run_cli *x)
+static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec, struct run_cli *x)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },

@@ -33,10 +33,10 @@ static void csv_cell(const cJSON *v, const char *sep)
 /* One row per node: the fields run.json records, HMAT access0 flattened. */
 static void topology_csv(const cJSON *j)
 {
-	static const char *const keys[] = { "id",	  "has_cpu",	"has_memory",
-					    "has_normal_memory",  "has_private_memory",
-					    "cpus",		  "ncpus",	"mem_total_bytes",
-					    "memory_tier",	  NULL };
+	static const char *const keys[] = {
+		"id",	"has_cpu", "has_memory",      "has_normal_memory", "has_private_memory",
+		"cpus", "ncpus",   "mem_total_bytes", "memory_tier",	   NULL
+	};
 	static const char *const hmat[] = { "read_latency_ns", "write_latency_ns",
 					    "read_bandwidth_mbps", "write_bandwidth_mbps", NULL };
 	const cJSON *n;

@@ -50,8 +50,7 @@ static const struct section sections[] = {
 };
 
 /* " did you mean \"X\"?" when one of names is a near miss of key, else "". */
-static const char *near(const char *key, const char *const *names, size_t n, char *buf,
-			size_t len)
+static const char *near(const char *key, const char *const *names, size_t n, char *buf, size_t len)
 {
 	size_t best = 3;
 
@@ -107,7 +106,7 @@ static cJSON *object_at(cJSON *parent, const char *key)
 
 static bool text_type(const struct pn_opt *o)
 {
-	return o->type != PN_OPT_BOOL && o->type != PN_OPT_INT && o->type != PN_OPT_DOUBLE;
+	return !o || (o->type != PN_OPT_BOOL && o->type != PN_OPT_INT && o->type != PN_OPT_DOUBLE);
 }
 
 static int param_check(const char *set, const char *owner, const struct pn_opt *opts,
@@ -130,14 +129,14 @@ static int param_check(const char *set, const char *owner, const struct pn_opt *
 }
 
 /* Every workload entry of a list whose "workload" is name: params.param = v. */
-static int set_in_list(cJSON *list, const char *name, const char *param, const char *v,
-		       bool text)
+static int set_in_list(cJSON *list, const char *name, const char *param, const char *v, bool text)
 {
 	cJSON *e;
 	int hits = 0;
 
 	cJSON_ArrayForEach (e, list) {
-		const char *w = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "workload"));
+		const char *w =
+			cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "workload"));
 
 		if (w && !strcmp(w, name)) {
 			put(object_at(e, "params"), param, value_of(v, text));
@@ -156,8 +155,8 @@ static int set_workload(cJSON *root, const char *set, const struct pn_workload *
 
 	if (ret)
 		return ret;
-	hits = set_in_list(cJSON_GetObjectItemCaseSensitive(root, "background"), w->name, param,
-			   v, text_type(o));
+	hits = set_in_list(cJSON_GetObjectItemCaseSensitive(root, "background"), w->name, param, v,
+			   text_type(o));
 	cJSON_ArrayForEach (ph, cJSON_GetObjectItemCaseSensitive(root, "phases"))
 		hits += set_in_list(cJSON_GetObjectItemCaseSensitive(ph, "workloads"), w->name,
 				    param, v, text_type(o));
@@ -178,10 +177,12 @@ static int set_collector(cJSON *root, const char *set, const struct pn_collector
 	if (!interval && param_check(set, c->name, c->opts, param, &o))
 		return -EINVAL;
 	cJSON_ArrayForEach (e, en) {
-		const char *nm = cJSON_IsString(e) ? e->valuestring
-						   : cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
+		const char *nm =
+			cJSON_IsString(e)
+				? e->valuestring
+				: cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "name"));
 
-		if (!nm || strcmp(nm, c->name))
+		if (!nm || strcmp(nm, c->name) != 0)
 			continue;
 		if (cJSON_IsString(e)) {
 			cJSON *obj = cJSON_CreateObject();
@@ -218,7 +219,7 @@ static int set_section(cJSON *root, const char *set, const struct section *s, co
 	char hint[96];
 	size_t n = 0;
 
-	while (s->keys[n] && strcmp(s->keys[n], key))
+	while (s->keys[n] && strcmp(s->keys[n], key) != 0)
 		n++;
 	if (!s->keys[n]) {
 		while (s->keys[n])

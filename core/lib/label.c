@@ -75,8 +75,8 @@ const char *pn_point_label(const struct cJSON *matrix, char *buf, size_t len)
 
 		if (!it->string)
 			continue;
-		w = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "",
-			     short_key(matrix, it), js ? js : it->valuestring);
+		w = snprintf(buf + off, len - off, "%s%s=%s", off ? " " : "", short_key(matrix, it),
+			     js ? js : it->valuestring);
 		free(js);
 		if (w < 0 || (size_t)w >= len - off) {
 			if (len >= 4)

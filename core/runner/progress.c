@@ -61,7 +61,8 @@ static void report(void)
 	} else {
 		snprintf(left, sizeof(left), "?");
 	}
-	fprintf(stderr, "pnbench: progress: %d/%d phases (%.0f %%), %s elapsed, about %s left%s%s\n",
+	fprintf(stderr,
+		"pnbench: progress: %d/%d phases (%.0f %%), %s elapsed, about %s left%s%s\n",
 		pg.done, pg.total, pg.total ? 100.0 * pg.done / pg.total : 0.0,
 		hms(el, e, sizeof(e)), left, pg.phase[0] ? "; in " : "", pg.phase);
 }

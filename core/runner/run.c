@@ -534,9 +534,9 @@ static int progress_total(const struct run *r)
 	int total = 0;
 
 	for (size_t p = 0; p < r->cs.n; p++)
-		total += (int)r->cs.points[p].nphases *
-			 (r->o->iterations_override > 0 ? r->o->iterations_override
-							: r->cs.points[p].iterations);
+		total += (int)r->cs.points[p].nphases * (r->o->iterations_override > 0
+								 ? r->o->iterations_override
+								 : r->cs.points[p].iterations);
 	return total;
 }
 
@@ -572,8 +572,9 @@ int pn_run(const struct pn_run_opts *o)
 		exit_code = PN_EXIT_ERROR;
 		goto out_colls;
 	}
-	pn_progress_start(progress_total(&r), o->progress > 0 || (!o->progress && isatty(2) &&
-								  pn_log_level >= PN_LOG_INFO),
+	pn_progress_start(progress_total(&r),
+			  o->progress > 0 ||
+				  (!o->progress && isatty(2) && pn_log_level >= PN_LOG_INFO),
 			  o->progress > 0);
 	for (size_t p = 0; p < r.cs.n && !stopped && !pn_should_stop(); p++)
 		stopped = run_point(&r, p);

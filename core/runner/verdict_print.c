@@ -46,9 +46,8 @@ static void metric_name(const cJSON *e, char *name, size_t len)
 	char lab[160];
 
 	print_labels(cJSON_GetObjectItem(e, "labels"), lab, sizeof(lab));
-	snprintf(name, len, "%s/%d:%s %s%s", pn_json_str(e, "phase"),
-		 (int)num(e, "workload_index"), pn_json_str(e, "workload"), pn_json_str(e, "name"),
-		 lab);
+	snprintf(name, len, "%s/%d:%s %s%s", pn_json_str(e, "phase"), (int)num(e, "workload_index"),
+		 pn_json_str(e, "workload"), pn_json_str(e, "name"), lab);
 }
 
 /* One metric in 100 columns: name, value (its aggregate), the range over
@@ -123,8 +122,8 @@ static void print_csv(struct run *r, const cJSON *v)
 
 		pn_point_label(cJSON_GetObjectItem(pt, "matrix"), label, sizeof(label));
 		snprintf(idx, sizeof(idx), "%d", (int)num(pt, "index"));
-		cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"),
-							   "metrics")) {
+		cJSON_ArrayForEach (
+			e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics")) {
 			char lab[160];
 
 			snprintf(name, sizeof(name), "%s/%d:%s %s", pn_json_str(e, "phase"),
@@ -162,13 +161,14 @@ static void print_json(struct run *r, const cJSON *v)
 		char label[512];
 
 		cJSON_AddNumberToObject(o, "index", num(pt, "index"));
-		cJSON_AddStringToObject(o, "label", pn_point_label(cJSON_GetObjectItem(pt, "matrix"),
-								   label, sizeof(label)));
+		cJSON_AddStringToObject(
+			o, "label",
+			pn_point_label(cJSON_GetObjectItem(pt, "matrix"), label, sizeof(label)));
 		cJSON_AddItemToObject(
 			o, "metrics",
-			cJSON_Duplicate(cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"),
-							    "metrics"),
-					1));
+			cJSON_Duplicate(
+				cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics"),
+				1));
 		cJSON_AddItemToArray(pts, o);
 	}
 	text = cJSON_Print(doc);

@@ -109,9 +109,9 @@ static void test_empty_set(void **st)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_plain),	  cmocka_unit_test(test_all),
-		cmocka_unit_test(test_invert),	  cmocka_unit_test(test_relative),
-		cmocka_unit_test(test_errors),	  cmocka_unit_test(test_empty_set),
+		cmocka_unit_test(test_plain),  cmocka_unit_test(test_all),
+		cmocka_unit_test(test_invert), cmocka_unit_test(test_relative),
+		cmocka_unit_test(test_errors), cmocka_unit_test(test_empty_set),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
