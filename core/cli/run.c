@@ -232,10 +232,9 @@ static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_ru
 	}
 	if (o->exec_explicit && !exec)
 		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
-	if (!o->config_path && !exec) {
-		run_usage(stderr);
-		return PN_EXIT_USAGE;
-	}
+	if (!o->config_path && !exec)
+		return pn_cli_error(PN_EXIT_USAGE, "missing CONFIG (or --exec -- CMD); "
+						   "pnbench help run for the options");
 	return 0;
 }
 

@@ -295,6 +295,8 @@ HM=tests/fixtures/qemu-hmat-4node
 "$PN" run --help >"$T/h1" 2>&1
 "$PN" help run >"$T/h2" 2>&1
 if [ -s "$T/h1" ] && cmp -s "$T/h1" "$T/h2"; then ok "pnbench help run prints run --help"; else notok "pnbench help run prints run --help" "$(diff "$T/h1" "$T/h2" | head -n 3)"; fi
+exit_and_says "run without CONFIG: exit 2 with one line saying so" 2 \
+	'error: run: missing CONFIG (or --exec -- CMD)' "$PN" run
 exit_and_says "pnbench help of an unknown command: exit 2" 2 'no command "nosuch"' "$PN" help nosuch
 "$PN" list explicit >"$T/l1" 2>&1
 if grep -q '^  explicit ' "$T/l1" && grep -qE '^      size +size ' "$T/l1" &&
