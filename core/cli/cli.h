@@ -35,11 +35,8 @@ struct pn_dry_run {
 };
 int pn_dry_run(const struct pn_dry_run *d);
 
-/* Text tables and listings fit this many columns. */
+/* Text tables and listings fit this many columns (test-cli.sh checks). */
 #define PN_CLI_WIDTH 100
-/* Print text's words from column col, wrapping to column indent before
- * PN_CLI_WIDTH; returns the column reached (no newline at the end). */
-int pn_cli_wrap(FILE *f, int col, int indent, const char *text);
 
 /* The command being run (main sets it before dispatch; NULL before). */
 void pn_cli_set_command(const char *name);

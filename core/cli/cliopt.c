@@ -4,7 +4,6 @@
  * forms read against this machine's memory nodes, and --format
  * text|json|csv.
  */
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,31 +43,4 @@ int pn_cli_format(const char *arg, enum pn_cli_fmt *out)
 	}
 	return pn_cli_error(PN_EXIT_USAGE, "--format: \"%.40s\" is not one of text, json, csv",
 			    arg);
-}
-
-int pn_cli_wrap(FILE *f, int col, int indent, const char *text)
-{
-	const char *p = text ? text : "";
-	bool first = true;
-
-	for (;;) {
-		int len;
-
-		while (*p == ' ')
-			p++;
-		len = (int)strcspn(p, " ");
-		if (!len)
-			return col;
-		if (col > indent && col + !first + len > PN_CLI_WIDTH) {
-			fprintf(f, "\n%*s", indent, "");
-			col = indent;
-		} else if (!first) {
-			fputc(' ', f);
-			col++;
-		}
-		fprintf(f, "%.*s", len, p);
-		col += len;
-		p += len;
-		first = false;
-	}
 }
