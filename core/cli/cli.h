@@ -8,8 +8,6 @@
 #ifndef PN_CLI_H
 #define PN_CLI_H
 
-#include <stdio.h>
-
 int pn_cmd_run(int argc, char **argv);	    /* run.c */
 int pn_cmd_list(int argc, char **argv);	    /* list.c */
 int pn_cmd_topology(int argc, char **argv); /* topology.c */
