@@ -392,7 +392,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	return ret;
 }
 
-static size_t edit_distance(const char *a, const char *b)
+size_t pn_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), row[64];
 
@@ -436,7 +436,7 @@ static int unknown_option(const struct pn_opt *opts, const char *key, const char
 
 	list[0] = '\0';
 	for (const struct pn_opt *o = opts; o && o->name; o++) {
-		size_t dist = edit_distance(key, o->name);
+		size_t dist = pn_edit_distance(key, o->name);
 		int w = snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "", o->name);
 
 		if (w > 0 && (size_t)w < sizeof(list) - off)

@@ -27,7 +27,9 @@
 
 #include "config.h"
 #include "config_int.h"
+#include "config_set.h"
 #include "core/api/params.h"
+#include "core/lib/utf8.h"
 
 /* ---- nodes ---- */
 
@@ -303,6 +305,11 @@ int pn_config_parse(const char *buf, size_t len, const char *name, struct pn_con
 		return pn_error(-EINVAL, "%s: too large (%zu bytes, at most %d)", ps.file, len,
 				PN_CONFIG_MAX_BYTES);
 	ret = pn_cfg_json_parse(buf, len, ps.file, &ps.root);
+	if (!ret)
+		ret = pn_config_apply_overrides(ps.root); /* run --set, checked as the file is */
+	/* Strings end up in run.json, which must be valid JSON, i.e. UTF-8. */
+	if (!ret)
+		ret = pn_json_check_utf8(ps.root, ps.file, "$");
 	if (!ret)
 		ret = parse_top(&ps);
 	if (!ret)
