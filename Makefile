@@ -206,7 +206,7 @@ FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 endif
 PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 PERF_FUZZ_SRC := $(addprefix collectors/perf/,tpfmt.c perfrec.c perfring.c pgowner.c pgacct.c pgacct_report.c pgdecode.c) \
-	core/sys/mounts.c core/lib/util.c
+	core/sys/mounts.c $(addprefix core/lib/,log.c signals.c sysroot.c nodeset.c clock.c stats.c alloc.c)
 $(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(PERF_FUZZ_SRC) $(PN_LIBS)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * pn.h - shared core of pnbench: errors and logging, the sysfs/procfs root
- * prefix, re-readable files, node sets, sizes, time and small statistics.
+ * pn.h - shared core of pnbench, one header for the small modules of
+ * core/lib: errors and logging (log.c), stop requests (signals.c), the
+ * sysfs/procfs root prefix and re-readable files (sysroot.c), node sets
+ * (nodeset.c), sizes and durations (units.c), time (clock.c), small
+ * statistics (stats.c) and allocation that aborts on failure (alloc.c).
  *
  * Conventions: functions return 0 (or a count) on success and -errno on
  * failure.  pn_error() logs and returns its first argument, so error paths

@@ -36,7 +36,7 @@ T=$(mktemp -d /tmp/pnbench-probes.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 PN=${PNBENCH_BIN:-build/pnbench}
 gcc -std=gnu11 -D_GNU_SOURCE -I. -static -O2 -o "$T/pn-probes" tests/tools/pn-probes.c \
-	workloads/probes/probe_*.c core/lib/util.c -lm 2>"$T/gcc.err" || skipall "cannot build the static probe driver: $(head -n 2 "$T/gcc.err")"
+	workloads/probes/probe_*.c core/lib/{log,signals,sysroot,nodeset,clock,stats,alloc}.c -lm 2>"$T/gcc.err" || skipall "cannot build the static probe driver: $(head -n 2 "$T/gcc.err")"
 
 boot() { # kind -> $T/kind.log; returns run-guest's status
 	local kind=$1 args=()

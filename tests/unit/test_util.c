@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_util.c - core/lib/util.c: sizes (exact decimal arithmetic, binary units
+ * test_util.c - core/lib/units.c: sizes (exact decimal arithmetic, binary units
  * up to P, overflow), at the edges.
  */
 #include <errno.h>
