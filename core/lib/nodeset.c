@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * nodeset.c - sets of NUMA node ids (sparse: 0,2,5 is legal): set
- * algebra, iteration, and the kernel's list format ("0,2,5-7") both ways.
- * See pn.h.
+ * algebra, iteration, the kernel's list format ("0,2,5-7") both ways, and
+ * the nodeN entries of a sysfs directory.  See pn.h.
  */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,5 +150,32 @@ int pn_nodeset_format(const struct pn_nodeset *s, char *buf, size_t len)
 		off += (size_t)w;
 		n = pn_nodeset_next(s, end);
 	}
+	return 0;
+}
+
+int pn_nodeset_read_dir(const char *rel, struct pn_nodeset *s)
+{
+	char path[4096];
+	struct dirent *de;
+	DIR *d;
+
+	pn_nodeset_zero(s);
+	if (pn_path(path, sizeof(path), rel))
+		return -ENAMETOOLONG;
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		char *end;
+		long id;
+
+		if (strncmp(de->d_name, "node", 4) != 0 || !isdigit((unsigned char)de->d_name[4]))
+			continue;
+		errno = 0;
+		id = strtol(de->d_name + 4, &end, 10);
+		if (!errno && !*end && id >= 0 && id < PN_MAX_NODES)
+			pn_nodeset_set(s, (int)id);
+	}
+	closedir(d);
 	return 0;
 }

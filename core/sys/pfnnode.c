@@ -79,31 +79,22 @@ static int add_node_blocks(const char *rel, int node, struct blk **b, size_t *n,
 
 static int read_blocks(struct blk **out, size_t *nout)
 {
-	char path[4096], rel[64];
+	char rel[64];
+	struct pn_nodeset nodes;
 	struct blk *b = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int ret = pn_path(path, sizeof(path), NODE_DIR);
+	int node, ret = pn_nodeset_read_dir(NODE_DIR, &nodes);
 
 	if (ret)
 		return ret;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		long long node = name_num(de->d_name, "node");
-
-		if (node < 0 || node >= PN_MAX_NODES)
-			continue;
-		snprintf(rel, sizeof(rel), NODE_DIR "/node%lld", node);
-		ret = add_node_blocks(rel, (int)node, &b, &n, &cap);
+	pn_nodeset_for_each (node, &nodes) {
+		snprintf(rel, sizeof(rel), NODE_DIR "/node%d", node);
+		ret = add_node_blocks(rel, node, &b, &n, &cap);
 		if (ret == -ENOENT) /* the node went away while we listed */
 			ret = 0;
 		if (ret)
 			break;
 	}
-	closedir(d);
 	if (ret) {
 		free(b);
 		return ret;

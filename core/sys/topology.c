@@ -193,33 +193,6 @@ static void read_tiers(struct pn_topology *t)
 	closedir(d);
 }
 
-/* Online nodes from the nodeN directories, for trees without an "online" file. */
-static int scan_node_dirs(struct pn_nodeset *s)
-{
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-
-	pn_nodeset_zero(s);
-	if (pn_path(path, sizeof(path), NODE_DIR))
-		return -ENAMETOOLONG;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long id;
-
-		if (strncmp(de->d_name, "node", 4) != 0 || !isdigit((unsigned char)de->d_name[4]))
-			continue;
-		id = strtol(de->d_name + 4, &end, 10);
-		if (!*end && id >= 0 && id < PN_MAX_NODES)
-			pn_nodeset_set(s, (int)id);
-	}
-	closedir(d);
-	return 0;
-}
-
 static int node_index(const struct pn_topology *t, int id)
 {
 	for (int i = 0; i < t->nnodes; i++)
@@ -459,7 +432,7 @@ static int read_states(struct pn_topology *t)
 	ret = read_nodeset(NODE_DIR "/online", &t->online);
 	if (ret == -ENOENT) {
 		/* Old or odd trees: the node directories are the online nodes. */
-		ret = scan_node_dirs(&t->online);
+		ret = pn_nodeset_read_dir(NODE_DIR, &t->online);
 		if (!ret && pn_nodeset_empty(&t->online))
 			ret = -ENOENT;
 	}
