@@ -9,7 +9,7 @@
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
 #   make demo            stock, isolate and private kernels in QEMU guests: the truth table
 #   make bench           collector cost and fault-in benchmarks (not tests: they print figures)
-#   make perf-check      the perf collector's tests only (they link only its modules)
+#   make perf-check      the perf collector's unit tests only (test_perf_*)
 #   make perf-bench      the perf collector against perf record (PERFBENCH_ARGS="-r 5 -s 3")
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
