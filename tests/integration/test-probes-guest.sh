@@ -24,10 +24,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 KS=./kernel-series
-n=0 failed=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); failed=1; echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skipall() { echo "1..0 # SKIP $1"; exit 4; }
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 
 command -v qemu-system-x86_64 >/dev/null || skipall "qemu-system-x86_64 not installed (make deps)"
 stock=$("$KS/scripts/kernel-path.sh" stock 2>/dev/null) || skipall "no stock kernel in the cache (make kernels)"
@@ -139,4 +137,4 @@ if [ -f "$T/table" ]; then
 	done
 fi
 echo "1..$n"
-exit $failed
+[ "$fails" -eq 0 ]
