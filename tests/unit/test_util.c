@@ -138,9 +138,10 @@ static void test_escape(void **state)
 static void test_nodeset_read_dir(void **state)
 {
 	char tmp[] = "/tmp/pnbench-util-XXXXXX", p[128], list[64];
-	static const char *const names[] = { "node0",	  "node7", "node12", "node",
-					     "nodeX",	  "node3a", "node-1", "node99999",
-					     "has_cpu", "possible" };
+	static const char *const names[] = {
+		"node0",  "node7",  "node12",	 "node",    "nodeX",
+		"node3a", "node-1", "node99999", "has_cpu", "possible"
+	};
 	struct pn_nodeset s;
 	const char *fx = getenv("PN_FIXTURES");
 
