@@ -21,23 +21,7 @@
 
 const char *pn_cfg_clean(const char *s, char *buf, size_t len)
 {
-	size_t o = 0;
-
-	for (; s && *s && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (o > 60) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		if (c < 0x20 || c >= 0x7f)
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = '\0';
-	return buf;
+	return pn_escape(s, buf, len, 60);
 }
 
 __attribute__((format(printf, 3, 4))) int pn_cfg_perr(const char *file, const char *jpath,

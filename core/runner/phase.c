@@ -522,7 +522,7 @@ static void phase_free(struct phase *p)
 		munmap((void *)p->flags, (p->nslots + 1) * sizeof(*p->flags));
 	pn_knobs_free(&p->knobs);
 	if (p->exec.have_pfnmap)
-		pn_pfnmap_free(&p->exec.pfnmap);
+		pn_pfnnode_free(&p->exec.pfnmap);
 	free(p->exec.cgn);
 	free(p->reps);
 	free(p->slots);

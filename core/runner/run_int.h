@@ -155,7 +155,7 @@ struct pn_exec_state {
 	int samples;
 	const char *method; /* "pagemap" or "move_pages" */
 	bool have_pfnmap;
-	struct pn_pfnmap pfnmap;
+	struct pn_pfnnode pfnmap;
 	uint64_t skipped_bytes; /* move_pages: VMAs too large to walk */
 	bool have_numa_maps;	/* numa_maps read at exit, to cross-check */
 	struct pn_numa_maps numa_maps;

@@ -9,22 +9,23 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
-[ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
+[ -x "$PN" ] || skipall "$PN not built"
 T=$(mktemp -d /tmp/pnbench-config-cli.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
 while IFS= read -r line; do
 	case $line in '#'* | '') continue ;; esac
 	file=${line%% *}
 	want=${line#* }
-	n=$((n + 1))
-	"$PN" run "tests/configs-bad/$file" -o "$T/out-$n" >"$T/stdout" 2>"$T/stderr"
+	o=$T/out-$((n + 1))
+	"$PN" run "tests/configs-bad/$file" -o "$o" >"$T/stdout" 2>"$T/stderr"
 	rc=$?
 	if [ $rc -eq 2 ] && grep -qF -- "error: tests/configs-bad/$file$want" "$T/stderr" &&
-		[ "$(grep -c 'error:' "$T/stderr")" -eq 1 ] && [ ! -e "$T/out-$n" ]; then
-		echo "ok $n - $file: exit 2, one error naming the file and the JSON path, no results"
+		[ "$(grep -c 'error:' "$T/stderr")" -eq 1 ] && [ ! -e "$o" ]; then
+		ok "$file: exit 2, one error naming the file and the JSON path, no results"
 	else
-		echo "not ok $n - $file: exit $rc"
+		notok "$file: exit $rc"
 		sed 's/^/#   /' "$T/stderr" | head -n 5
 	fi
 done <tests/configs-bad/EXPECTED
