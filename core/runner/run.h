@@ -18,6 +18,9 @@ struct pn_run_opts {
 	bool no_events;		      /* --no-events: no event collector, counters only */
 	const char *private_override; /* --private LIST|auto */
 	int iterations_override;      /* > 0: replaces the config's iterations */
+	const char *junit_path;	      /* --junit FILE, --tap FILE, --openmetrics FILE */
+	const char *tap_path;	      /* (NULL: not written; out_ci.h) */
+	const char *openmetrics_path;
 	int argc;
 	char **argv; /* the pnbench command line, recorded */
 };
