@@ -14,6 +14,7 @@
 #include "core/config/config.h"
 #include "core/lib/outdir.h"
 #include "core/lib/pn.h"
+#include "core/runner/out_ci.h"
 #include "core/runner/run.h"
 #include "core/sys/knob.h"
 
@@ -22,6 +23,7 @@ static void run_usage(FILE *f)
 	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
 	      "[--private LIST|auto]\n"
 	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
+	      "       (either form) [--junit FILE] [--tap FILE] [--openmetrics FILE]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
 	      "directory: run.json (schema results/schema/run.schema.json), topology.xml and\n"
@@ -44,6 +46,10 @@ static void run_usage(FILE *f)
 	      "                       collector runs wherever the kernel allows it)\n"
 	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
 	      "                       allow-list (configs/README.md); repeatable\n"
+	      "      --junit FILE     also write the checks and verdicts as JUnit XML,\n"
+	      "      --tap FILE       as TAP 13, and the verdict, general pages and metrics\n"
+	      "      --openmetrics FILE  as OpenMetrics text (Prometheus textfile collector);\n"
+	      "                       rewritten with run.json, marked incomplete until the end\n"
 	      "  -q, --quiet          no progress lines\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
@@ -85,6 +91,9 @@ int pn_cmd_run(int argc, char **argv)
 		{ "explicit", no_argument, NULL, 'E' },
 		{ "no-events", no_argument, NULL, 'N' },
 		{ "allow-knob", required_argument, NULL, 'K' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "tap", required_argument, NULL, 'T' },
+		{ "openmetrics", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -126,6 +135,9 @@ int pn_cmd_run(int argc, char **argv)
 		case 'E': o.exec_explicit = true; break;
 		case 'N': o.no_events = true; break;
 		case 'K': pn_knob_allow(optarg); break;
+		case 'J': o.junit_path = optarg; break;
+		case 'T': o.tap_path = optarg; break;
+		case 'M': o.openmetrics_path = optarg; break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return 0;
@@ -152,7 +164,7 @@ int pn_cmd_run(int argc, char **argv)
 		run_usage(stderr);
 		return PN_EXIT_USAGE;
 	}
-	if (o.outdir && pn_outdir_check_arg(o.outdir))
+	if ((o.outdir && pn_outdir_check_arg(o.outdir)) || pn_out_check(&o))
 		return PN_EXIT_USAGE;
 	return pn_run(&o);
 }

@@ -302,9 +302,15 @@ static double num_of(const cJSON *o, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
-enum pn_case_state pn_out_node_state(const cJSON *v, int n)
+static bool incomplete(const cJSON *root)
 {
-	const cJSON *nj;
+	return !strcmp(pn_out_str(cJSON_GetObjectItem(root, "status"), "state", "incomplete"),
+		       "incomplete");
+}
+
+enum pn_case_state pn_out_node_state(const cJSON *root, int n)
+{
+	const cJSON *v = cJSON_GetObjectItem(root, "verdict"), *nj;
 	char key[16];
 
 	snprintf(key, sizeof(key), "%d", n);
@@ -317,16 +323,16 @@ enum pn_case_state pn_out_node_state(const cJSON *v, int n)
 		return PN_CASE_INCONCLUSIVE;
 	if (num_of(cJSON_GetObjectItem(v, "thresholds"), "general_pages", 0) < 0)
 		return PN_CASE_SKIP;
-	return PN_CASE_PASS;
+	/* nothing over the threshold so far: not a pass until the run ends */
+	return incomplete(root) ? PN_CASE_INCONCLUSIVE : PN_CASE_PASS;
 }
 
-/* One private node's verdict (verdict.nodes.N, absent when not judged). */
-static void node_case(struct pn_out_cases *cs, const cJSON *v, int n)
+/* Why node n did not pass, for its state st (malloc'd; NULL for a pass). */
+static char *node_why(const cJSON *root, int n, enum pn_case_state st)
 {
+	const cJSON *v = cJSON_GetObjectItem(root, "verdict"), *nj;
 	double thr = num_of(cJSON_GetObjectItem(v, "thresholds"), "general_pages", 0);
-	char key[16], needle[48], *why, *name = xasprintf("private node %d: general allocations", n);
-	enum pn_case_state st = pn_out_node_state(v, n);
-	const cJSON *nj;
+	char key[16], needle[48], *why;
 
 	snprintf(key, sizeof(key), "%d", n);
 	snprintf(needle, sizeof(needle), "private node %d:", n);
@@ -334,25 +340,26 @@ static void node_case(struct pn_out_cases *cs, const cJSON *v, int n)
 	switch (st) {
 	case PN_CASE_FAIL:
 		why = reasons_with(v, needle);
-		if (!*why) {
-			free(why);
-			why = xasprintf("%.0f general pages on private node %d (threshold %.0f)",
-					num_of(nj, "general_pages_max", 0), n, thr);
-		}
-		break;
+		if (*why)
+			return why;
+		free(why);
+		return xasprintf("%.0f general pages on private node %d (threshold %.0f)",
+				 num_of(nj, "general_pages_max", 0), n, thr);
 	case PN_CASE_INCONCLUSIVE:
-		why = xasprintf("inconclusive: %s",
-				pn_out_str(nj, "inconclusive_reason", "a source failed"));
-		break;
+		if (cJSON_IsTrue(cJSON_GetObjectItem(nj, "inconclusive")))
+			return xasprintf("inconclusive: %s",
+					 pn_out_str(nj, "inconclusive_reason", "a source failed"));
+		return xasprintf("inconclusive: the run is incomplete (%s); %.0f general pages "
+				 "so far",
+				 pn_out_str(cJSON_GetObjectItem(root, "status"), "reason", "?"),
+				 num_of(nj, "general_pages_max", 0));
 	case PN_CASE_SKIP:
-		why = nj ? xasprintf("not judged: thresholds.general_pages is %.0f (figures only)",
-				     thr)
-			 : xasprintf("not judged: no reading of node %d", n);
-		break;
+		return nj ? xasprintf("not judged: thresholds.general_pages is %.0f (figures only)",
+				      thr)
+			  : xasprintf("not judged: no reading of node %d", n);
 	default:
-		why = NULL;
+		return NULL;
 	}
-	add_case(cs, st, "node", -1, -1, name, why);
 }
 
 /* The run's verdict: what verdict.result says, and incomplete while the
@@ -365,8 +372,7 @@ static void run_case(struct pn_out_cases *cs, const cJSON *root, const cJSON *v)
 	char *name = xasprintf("verdict: %s", res);
 	enum pn_case_state s;
 
-	if (!strcmp(pn_out_str(st, "state", "incomplete"), "incomplete") ||
-	    !strcmp(res, "incomplete")) {
+	if (incomplete(root) || !strcmp(res, "incomplete")) {
 		add_case(cs, PN_CASE_ERROR, "verdict", -1, -1, name,
 			 xasprintf("incomplete: %s%s%s", pn_out_str(st, "reason", "not finished"),
 				   *why ? "; so far: " : "", why));
@@ -390,7 +396,7 @@ static void run_case(struct pn_out_cases *cs, const cJSON *root, const cJSON *v)
 
 void pn_out_cases_build(const cJSON *root, struct pn_out_cases *cs)
 {
-	const cJSON *v = cJSON_GetObjectItem(root, "verdict"), *pj;
+	const cJSON *pj;
 	struct pn_nodeset priv;
 	int n;
 
@@ -399,9 +405,14 @@ void pn_out_cases_build(const cJSON *root, struct pn_out_cases *cs)
 		point_cases(cs, pj);
 	if (pn_nodeset_parse(&priv, pn_out_str(cJSON_GetObjectItem(root, "roles"), "private",
 					       "")) == 0)
-		pn_nodeset_for_each (n, &priv)
-			node_case(cs, v, n);
-	run_case(cs, root, v);
+		pn_nodeset_for_each (n, &priv) {
+			enum pn_case_state st = pn_out_node_state(root, n);
+
+			add_case(cs, st, "node", -1, -1,
+				 xasprintf("private node %d: general allocations", n),
+				 node_why(root, n, st));
+		}
+	run_case(cs, root, cJSON_GetObjectItem(root, "verdict"));
 }
 
 void pn_out_cases_free(struct pn_out_cases *cs)

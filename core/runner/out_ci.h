@@ -60,9 +60,10 @@ struct pn_out_cases {
 void pn_out_cases_build(const struct cJSON *root, struct pn_out_cases *cs);
 void pn_out_cases_free(struct pn_out_cases *cs);
 
-/* Private node n's verdict in run.json's verdict object: pass, fail,
- * inconclusive, or skip (not judged: no reading, or a negative threshold). */
-enum pn_case_state pn_out_node_state(const struct cJSON *verdict, int n);
+/* Private node n's verdict in a results tree: fail, inconclusive (also a
+ * pass so far of a run that is incomplete), skip (not judged: no reading,
+ * or a negative threshold) or pass. */
+enum pn_case_state pn_out_node_state(const struct cJSON *root, int n);
 
 /* The whole file, malloc'd and NUL-terminated. */
 char *pn_out_junit(const struct cJSON *root);

@@ -16,7 +16,8 @@
  *   pnbench_exit_code{config}        the process's exit status (absent
  *                                    until the run ends)
  *   pnbench_verdict{config,node,kernel}  per private node: 0 pass, 1 fail,
- *                                    2 inconclusive, 3 not judged
+ *                                    2 inconclusive (also: nothing found so
+ *                                    far in a run not finished), 3 not judged
  *   pnbench_general_pages{config,node,kind}  what the verdict judged:
  *                                    kind="total" the most general pages
  *                                    (counters or events), the others the
@@ -123,7 +124,7 @@ static void node_families(struct om *m, const cJSON *root, const struct pn_nodes
 		char node[16];
 
 		snprintf(node, sizeof(node), "%d", n);
-		sample(m, "pnbench_verdict", value[pn_out_node_state(v, n)],
+		sample(m, "pnbench_verdict", value[pn_out_node_state(root, n)],
 		       (const char *const[]){ "node", node, "kernel", kernel, NULL });
 	}
 	family(m, "pnbench_general_pages",
