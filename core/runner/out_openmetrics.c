@@ -10,6 +10,7 @@
  * one directory without two samples of the same labels.
  *
  *   pnbench_run_info{config,host,kernel,version,state,result}  1
+ *   pnbench_run_started_seconds{config}  when it started (Unix time)
  *   pnbench_run_complete{config}     1 once the verdict is final, 0 while
  *                                    the run goes on or when it was
  *                                    interrupted (figures so far)
@@ -24,13 +25,16 @@
  *                                    counters' kinds in the worst phase
  *   pnbench_checks{config,result="passed"|"failed"}
  *   pnbench_misplaced_pages{config}  explicit pages off their nodes
- *   pnbench_metric{config,point,phase,workload_index,workload,metric,
- *                  labels,unit,aggregate}  each metric's summary over the
- *                                    point's iterations (labels: the
+ *   pnbench_metric{config,point,matrix,phase,workload_index,workload,
+ *                  metric,labels,unit,better,aggregate}  each metric's
+ *                                    summary over the point's iterations
+ *                                    (matrix: the point's values as JSON,
+ *                                    "" without a matrix; labels: the
  *                                    metric's own, "k=v,k=v" sorted by key)
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -71,6 +75,21 @@ static double num(const cJSON *o, const char *key, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* started_at ("2026-12-05T07:14:40Z") as Unix time */
+static bool started(const cJSON *root, time_t *t)
+{
+	const char *s = pn_out_str(root, "started_at", "");
+	struct tm tm;
+	const char *end;
+
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (!end || *end)
+		return false;
+	*t = timegm(&tm);
+	return *t != (time_t)-1;
+}
+
 static void run_families(struct om *m, const cJSON *root)
 {
 	const cJSON *st = cJSON_GetObjectItem(root, "status"), *v = cJSON_GetObjectItem(root, "verdict");
@@ -85,9 +104,14 @@ static void run_families(struct om *m, const cJSON *root)
 	};
 	const cJSON *code = cJSON_GetObjectItem(v, "exit_code");
 	const cJSON *checks = cJSON_GetObjectItem(v, "checks");
+	time_t t0;
 
 	family(m, "pnbench_run_info", "The run: host, kernel, tool version, state, result (always 1).");
 	sample(m, "pnbench_run_info", 1, info);
+	if (started(root, &t0)) {
+		family(m, "pnbench_run_started_seconds", "When the run started, Unix time.");
+		sample(m, "pnbench_run_started_seconds", (double)t0, NULL);
+	}
 	family(m, "pnbench_run_complete",
 	       "1 when the run finished and its verdict is final, 0 while it runs or once "
 	       "interrupted (figures so far).");
@@ -186,7 +210,8 @@ static void metric_family(struct om *m, const cJSON *root)
 	family(m, "pnbench_metric",
 	       "Each workload metric summarized over the point's iterations (its aggregate).");
 	cJSON_ArrayForEach (pj, cJSON_GetObjectItem(root, "points")) {
-		char point[16];
+		const cJSON *mx = cJSON_GetObjectItem(pj, "matrix");
+		char point[16], *matrix = cJSON_IsObject(mx) ? cJSON_PrintUnformatted(mx) : NULL;
 
 		snprintf(point, sizeof(point), "%.0f", num(pj, "index", 0));
 		cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pj, "summary"),
@@ -196,14 +221,17 @@ static void metric_family(struct om *m, const cJSON *root)
 			snprintf(idx, sizeof(idx), "%.0f", num(e, "workload_index", 0));
 			sample(m, "pnbench_metric", num(e, "value", 0),
 			       (const char *const[]){
-				       "point", point, "phase", pn_out_str(e, "phase", ""),
+				       "point", point, "matrix", matrix ? matrix : "", "phase",
+				       pn_out_str(e, "phase", ""),
 				       "workload_index", idx, "workload",
 				       pn_out_str(e, "workload", ""), "metric",
 				       pn_out_str(e, "name", ""), "labels", lab, "unit",
-				       pn_out_str(e, "unit", ""), "aggregate",
+				       pn_out_str(e, "unit", ""), "better",
+				       pn_out_str(e, "better", ""), "aggregate",
 				       pn_out_str(e, "aggregate", ""), NULL });
 			free(lab);
 		}
+		cJSON_free(matrix);
 	}
 }
 

@@ -45,7 +45,7 @@ rc=$?
 expect "  ... valid, and they say what run.json says ($nck checks, verdict $res)" \
 	"$(cat "$T/smoke/check.out")" test $rc -eq 0
 expect "  ... the metrics are in the OpenMetrics file" "$(grep -c pnbench_metric "$T/smoke/ci.om")" \
-	grep -q '^pnbench_metric{config="smoke",point="0",phase="alloc",workload_index="0",workload="explicit",metric="pages_total",labels="",unit="pages",aggregate="last"} [1-9][0-9]*$' "$T/smoke/ci.om"
+	grep -q '^pnbench_metric{config="smoke",point="0",matrix="",phase="alloc",workload_index="0",workload="explicit",metric="pages_total",labels="",unit="pages",better="",aggregate="last"} [1-9][0-9]*$' "$T/smoke/ci.om"
 
 # ---- a replayed machine with private nodes 1 and 2: pass ----
 # shellcheck disable=SC2046

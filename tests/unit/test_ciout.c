@@ -112,6 +112,7 @@ static void test_om_value(void **state)
 /* A results tree with one of everything the cases distinguish. */
 static const char tree[] =
 	"{\"status\": {\"state\": \"complete\", \"reason\": null},"
+	" \"started_at\": \"2026-12-05T07:14:40Z\","
 	" \"config\": {\"name\": \"c\\\"fg\\n\"}, \"host\": {\"hostname\": \"h\"},"
 	" \"kernel\": {\"release\": \"6.12.0-pn\"}, \"roles\": {\"private\": \"1-3,5\"},"
 	" \"points\": [{\"index\": 0, \"matrix\": null, \"iterations\": [{\"index\": 0,"
@@ -197,7 +198,7 @@ static void test_junit(void **state)
 	(void)state;
 	assert_non_null(strstr(x, "<testsuites name=\"pnbench c&quot;fg&#10;\" tests=\"10\" "
 				  "failures=\"4\" errors=\"1\">"));
-	assert_non_null(strstr(x, "timestamp=\"1970-01-01T00:00:00\" tests=\"5\" failures=\"2\" "
+	assert_non_null(strstr(x, "timestamp=\"2026-12-05T07:14:40\" tests=\"5\" failures=\"2\" "
 				  "errors=\"1\" skipped=\"1\" time=\"1.500\""));
 	assert_non_null(strstr(x, "name=\"p/0:explicit: off &lt;nodes&gt; &amp; co\""));
 	assert_non_null(strstr(x, "<failure type=\"check\" message=\"expected == 0, observed "
@@ -246,7 +247,9 @@ static void test_openmetrics(void **state)
 	assert_non_null(strstr(m, "node=\"2\",kind=\"slab\"} 7\n"));
 	assert_null(strstr(m, "node=\"5\",kind=")); /* not judged: no figure */
 	assert_non_null(strstr(m, "workload=\"explicit\",metric=\"bw\",labels=\"a=2,z=1\","
-				  "unit=\"bytes/s\",aggregate=\"median\"} 2.5\n"));
+				  "unit=\"bytes/s\",better=\"\",aggregate=\"median\"} 2.5\n"));
+	assert_non_null(strstr(m, "\npnbench_run_started_seconds{config=\"c\\\"fg\\n\"} "
+				  "1796454880\n"));
 	assert_non_null(strstr(m, "\npnbench_exit_code{config=\"c\\\"fg\\n\"} 1\n"));
 	free(m);
 	cJSON_Delete(root);
