@@ -135,6 +135,32 @@ $PY $CHECK "$T/bad/run.json" --openmetrics "$T/bad/ci.om" >"$T/bad.out" 2>&1
 expect "OpenMetrics with node 2 failed where run.json passed it: rejected" "$(cat "$T/bad.out")" \
 	grep -q 'pnbench_verdict node 2' "$T/bad.out"
 
+# ---- the dashboard reads a directory of OpenMetrics files ----
+mkdir -p "$T/tf"
+cp "$T/smoke/ci.om" "$T/tf/smoke.prom"
+cp "$T/incon/ci.om" "$T/tf/exec.prom"
+sed '/^# EOF$/d' "$T/pass/ci.om" >"$T/tf/cut.prom"
+$PY report/pnreport.py dashboard "$T/tf" --db "$T/tf.sqlite" -o "$T/dash" --csv "$T/tf.csv" >"$T/dash.out" 2>&1
+rc=$?
+expect "dashboard DIR-of-.prom: exit $rc (2: one file cut short), the other two indexed" "$(cat "$T/dash.out")" \
+	test $rc -eq 2 -a "$(grep -c 'cut.prom: not OpenMetrics' "$T/dash.out")" -eq 1 -a \
+	-n "$(grep '2 run(s) added' "$T/dash.out")"
+# the same doubles: run.json's cJSON prints 15 digits when they read back within
+# an epsilon, the OpenMetrics text 17 (exact): equal to 1e-12
+cmpout=$($PY -c 'import csv, json, math, sys
+got = {r["metric"]: float(r["value"]) for r in csv.DictReader(open(sys.argv[1]))
+       if r["config_name"] == "smoke" and r["kind"] == "stat"}
+want = {m["name"]: m["value"] for p in json.load(open(sys.argv[2]))["points"] for m in p["summary"]["metrics"]}
+bad = [k for k in want if k not in got or not math.isclose(got[k], want[k], rel_tol=1e-12)]
+print(f"{len(want)} metrics" if want and not bad and len(got) == len(want) else f"differ: {bad} {got} {want}")' \
+	"$T/tf.csv" "$T/smoke/run.json")
+expect "  ... the smoke run's metrics as run.json summarizes them ($cmpout)" "$cmpout" \
+	grep -q '^[1-9][0-9]* metrics$' <<<"$cmpout"
+verdicts=$($PY -c 'import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+print(c.execute("SELECT group_concat(node || \":\" || pass || inconclusive) FROM node_verdicts v JOIN runs r USING (run_id) WHERE r.verdict = \"error\"").fetchone()[0])' "$T/tf.sqlite")
+expect "  ... the inconclusive run's nodes indexed inconclusive ($verdicts)" "$verdicts" test "$verdicts" = "1:11,2:11"
+
 # ---- refused before the run ----
 echo keep >"$T/target"
 ln -s "$T/target" "$T/link.xml"
