@@ -241,8 +241,7 @@ static void workload_cases(struct pn_out_cases *cs, int pt, int it, const char *
 }
 
 /* The --exec command's exit status: a check, as verdict.c counts it. */
-static void exec_case(struct pn_out_cases *cs, int pt, int it, const char *phase,
-		      const cJSON *ex)
+static void exec_case(struct pn_out_cases *cs, int pt, int it, const char *phase, const cJSON *ex)
 {
 	const cJSON *code = cJSON_GetObjectItem(ex, "exit_code");
 	bool pass = cJSON_IsNumber(code) && code->valueint == 0;
@@ -357,8 +356,7 @@ static char *node_why(const cJSON *root, int n, enum pn_case_state st)
 		return nj ? xasprintf("not judged: thresholds.general_pages is %.0f (figures only)",
 				      thr)
 			  : xasprintf("not judged: no reading of node %d", n);
-	default:
-		return NULL;
+	default: return NULL;
 	}
 }
 
@@ -379,8 +377,8 @@ static void run_case(struct pn_out_cases *cs, const cJSON *root, const cJSON *v)
 		free(why);
 		return;
 	}
-	s = !strcmp(res, "pass")	   ? PN_CASE_PASS
-	    : !strcmp(res, "fail")	   ? PN_CASE_FAIL
+	s = !strcmp(res, "pass")	     ? PN_CASE_PASS
+	    : !strcmp(res, "fail")	     ? PN_CASE_FAIL
 	    : !strcmp(res, "inconclusive")   ? PN_CASE_INCONCLUSIVE
 	    : !strcmp(res, "not_applicable") ? PN_CASE_SKIP
 					     : PN_CASE_ERROR;
@@ -403,8 +401,8 @@ void pn_out_cases_build(const cJSON *root, struct pn_out_cases *cs)
 	memset(cs, 0, sizeof(*cs));
 	cJSON_ArrayForEach (pj, cJSON_GetObjectItem(root, "points"))
 		point_cases(cs, pj);
-	if (pn_nodeset_parse(&priv, pn_out_str(cJSON_GetObjectItem(root, "roles"), "private",
-					       "")) == 0)
+	if (pn_nodeset_parse(&priv,
+			     pn_out_str(cJSON_GetObjectItem(root, "roles"), "private", "")) == 0)
 		pn_nodeset_for_each (n, &priv) {
 			enum pn_case_state st = pn_out_node_state(root, n);
 

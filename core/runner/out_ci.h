@@ -43,10 +43,10 @@ enum pn_case_state {
 
 struct pn_out_case {
 	enum pn_case_state state;
-	const char *kind;	     /* "check", "workload", "node", "verdict" */
-	int point, iteration;	     /* -1 for the verdict's cases */
-	char *name;		     /* "alloc/0:explicit: every page verified" */
-	char *message;		     /* why it did not pass; NULL for a pass */
+	const char *kind;		 /* "check", "workload", "node", "verdict" */
+	int point, iteration;		 /* -1 for the verdict's cases */
+	char *name;			 /* "alloc/0:explicit: every page verified" */
+	char *message;			 /* why it did not pass; NULL for a pass */
 	const char *expected, *observed; /* a check's, from the tree (or NULL) */
 };
 

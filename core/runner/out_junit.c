@@ -41,7 +41,7 @@ static void property(FILE *f, const char *name, const char *value)
 }
 
 static const char *const state_tag[] = {
-	[PN_CASE_PASS] = NULL,	      [PN_CASE_FAIL] = "failure",	 [PN_CASE_ERROR] = "error",
+	[PN_CASE_PASS] = NULL,	    [PN_CASE_FAIL] = "failure",		[PN_CASE_ERROR] = "error",
 	[PN_CASE_SKIP] = "skipped", [PN_CASE_INCONCLUSIVE] = "skipped",
 };
 
@@ -80,8 +80,8 @@ static void testcase(FILE *f, const struct pn_out_case *c)
 }
 
 /* The cases of one suite: those of (point, iteration). */
-static void suite_counts(const struct pn_out_cases *cs, int pt, int it, int *n, int *fail,
-			 int *err, int *skip)
+static void suite_counts(const struct pn_out_cases *cs, int pt, int it, int *n, int *fail, int *err,
+			 int *skip)
 {
 	*n = *fail = *err = *skip = 0;
 	for (size_t i = 0; i < cs->n; i++) {
@@ -204,8 +204,7 @@ char *pn_out_junit(const cJSON *root)
 	snprintf(name, sizeof(name), "pnbench %s", j.config);
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites", j.f);
 	attr(j.f, "name", name);
-	fprintf(j.f, " tests=\"%zu\" failures=\"%d\" errors=\"%d\">\n", cs.n, cs.failed,
-		cs.errors);
+	fprintf(j.f, " tests=\"%zu\" failures=\"%d\" errors=\"%d\">\n", cs.n, cs.failed, cs.errors);
 	cJSON_ArrayForEach (pj, cJSON_GetObjectItem(root, "points"))
 		cJSON_ArrayForEach (itj, cJSON_GetObjectItem(pj, "iterations"))
 			iteration_suite(&j, pj, itj);

@@ -92,7 +92,8 @@ static bool started(const cJSON *root, time_t *t)
 
 static void run_families(struct om *m, const cJSON *root)
 {
-	const cJSON *st = cJSON_GetObjectItem(root, "status"), *v = cJSON_GetObjectItem(root, "verdict");
+	const cJSON *st = cJSON_GetObjectItem(root, "status"),
+		    *v = cJSON_GetObjectItem(root, "verdict");
 	const char *state = pn_out_str(st, "state", "incomplete");
 	const char *const info[] = {
 		"host",	   pn_out_str(cJSON_GetObjectItem(root, "host"), "hostname", ""),
@@ -106,7 +107,8 @@ static void run_families(struct om *m, const cJSON *root)
 	const cJSON *checks = cJSON_GetObjectItem(v, "checks");
 	time_t t0;
 
-	family(m, "pnbench_run_info", "The run: host, kernel, tool version, state, result (always 1).");
+	family(m, "pnbench_run_info",
+	       "The run: host, kernel, tool version, state, result (always 1).");
 	sample(m, "pnbench_run_info", 1, info);
 	if (started(root, &t0)) {
 		family(m, "pnbench_run_started_seconds", "When the run started, Unix time.");
@@ -135,8 +137,8 @@ static void run_families(struct om *m, const cJSON *root)
 static void node_families(struct om *m, const cJSON *root, const struct pn_nodeset *priv)
 {
 	static const double value[] = {
-		[PN_CASE_PASS] = 0,	    [PN_CASE_FAIL] = 1, [PN_CASE_INCONCLUSIVE] = 2,
-		[PN_CASE_SKIP] = 3,	    [PN_CASE_ERROR] = 3,
+		[PN_CASE_PASS] = 0, [PN_CASE_FAIL] = 1,	 [PN_CASE_INCONCLUSIVE] = 2,
+		[PN_CASE_SKIP] = 3, [PN_CASE_ERROR] = 3,
 	};
 	const cJSON *v = cJSON_GetObjectItem(root, "verdict");
 	const char *kernel = pn_out_str(cJSON_GetObjectItem(root, "kernel"), "release", "");
@@ -214,21 +216,33 @@ static void metric_family(struct om *m, const cJSON *root)
 		char point[16], *matrix = cJSON_IsObject(mx) ? cJSON_PrintUnformatted(mx) : NULL;
 
 		snprintf(point, sizeof(point), "%.0f", num(pj, "index", 0));
-		cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pj, "summary"),
-							  "metrics")) {
+		cJSON_ArrayForEach (
+			e, cJSON_GetObjectItem(cJSON_GetObjectItem(pj, "summary"), "metrics")) {
 			char idx[16], *lab = labels_text(cJSON_GetObjectItem(e, "labels"));
 
 			snprintf(idx, sizeof(idx), "%.0f", num(e, "workload_index", 0));
 			sample(m, "pnbench_metric", num(e, "value", 0),
-			       (const char *const[]){
-				       "point", point, "matrix", matrix ? matrix : "", "phase",
-				       pn_out_str(e, "phase", ""),
-				       "workload_index", idx, "workload",
-				       pn_out_str(e, "workload", ""), "metric",
-				       pn_out_str(e, "name", ""), "labels", lab, "unit",
-				       pn_out_str(e, "unit", ""), "better",
-				       pn_out_str(e, "better", ""), "aggregate",
-				       pn_out_str(e, "aggregate", ""), NULL });
+			       (const char *const[]){ "point",
+						      point,
+						      "matrix",
+						      matrix ? matrix : "",
+						      "phase",
+						      pn_out_str(e, "phase", ""),
+						      "workload_index",
+						      idx,
+						      "workload",
+						      pn_out_str(e, "workload", ""),
+						      "metric",
+						      pn_out_str(e, "name", ""),
+						      "labels",
+						      lab,
+						      "unit",
+						      pn_out_str(e, "unit", ""),
+						      "better",
+						      pn_out_str(e, "better", ""),
+						      "aggregate",
+						      pn_out_str(e, "aggregate", ""),
+						      NULL });
 			free(lab);
 		}
 		cJSON_free(matrix);
@@ -245,8 +259,7 @@ char *pn_out_openmetrics(const cJSON *root)
 	m.f = open_memstream(&out, &len);
 	if (!m.f)
 		abort();
-	if (pn_nodeset_parse(&priv, pn_out_str(cJSON_GetObjectItem(root, "roles"), "private",
-					       "")))
+	if (pn_nodeset_parse(&priv, pn_out_str(cJSON_GetObjectItem(root, "roles"), "private", "")))
 		pn_nodeset_zero(&priv);
 	run_families(&m, root);
 	node_families(&m, root, &priv);

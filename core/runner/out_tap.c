@@ -27,8 +27,10 @@ static void yaml_field(FILE *f, const char *key, const char *value)
 static void tap_case(FILE *f, size_t num, const struct pn_out_case *c)
 {
 	static const char *const verdict[] = {
-		[PN_CASE_PASS] = "pass",	 [PN_CASE_FAIL] = "fail",
-		[PN_CASE_ERROR] = "error",	 [PN_CASE_SKIP] = "skipped",
+		[PN_CASE_PASS] = "pass",
+		[PN_CASE_FAIL] = "fail",
+		[PN_CASE_ERROR] = "error",
+		[PN_CASE_SKIP] = "skipped",
 		[PN_CASE_INCONCLUSIVE] = "inconclusive",
 	};
 	bool ok = c->state == PN_CASE_PASS || c->state == PN_CASE_SKIP;

@@ -60,7 +60,9 @@ static void test_xml(void **state)
 	/* kept in attributes: tab, LF, CR as character references */
 	assert_string_equal(esc(pn_out_xml, "l1\nl2\tx\r"), "l1&#10;l2&#9;x&#13;");
 	/* XML 1.0 has no other C0 control, nor U+FFFE / U+FFFF */
-	assert_string_equal(esc(pn_out_xml, "a\x01" "b\x1b"), "a" FFFD "b" FFFD);
+	assert_string_equal(esc(pn_out_xml, "a\x01"
+					    "b\x1b"),
+			    "a" FFFD "b" FFFD);
 	assert_string_equal(esc(pn_out_xml, "\xef\xbf\xbe"), FFFD);
 	/* well-formed UTF-8 passes through */
 	assert_string_equal(esc(pn_out_xml, "µs \xe2\x82\xac \xf0\x9f\x98\x80"),
@@ -120,7 +122,8 @@ static const char tree[] =
 	"   {\"workload\": \"explicit\", \"status\": \"ok\", \"checks\": ["
 	"     {\"name\": \"every page\", \"expected\": \"== 4 pages\", \"observed\": \"4 pages\","
 	"      \"pass\": true},"
-	"     {\"name\": \"off <nodes> & co\", \"expected\": \"== 0\", \"observed\": \"\\\"3\\\"\\nx\","
+	"     {\"name\": \"off <nodes> & co\", \"expected\": \"== 0\", \"observed\": "
+	"\"\\\"3\\\"\\nx\","
 	"      \"pass\": false}]},"
 	"   {\"workload\": \"pressure\", \"status\": \"skipped\", \"reason\": \"needs root # x\"},"
 	"   {\"workload\": \"latency\", \"status\": \"failed\", \"reason\": \"not started\"}],"
@@ -167,8 +170,8 @@ static void test_cases(void **state)
 	assert_int_equal(cs.v[3].state, PN_CASE_ERROR);
 	assert_int_equal(cs.v[4].state, PN_CASE_FAIL);
 	assert_string_equal(cs.v[4].message, "expected exit 0, observed signal 9");
-	assert_int_equal(cs.v[5].state, PN_CASE_PASS);	       /* node 1 */
-	assert_int_equal(cs.v[6].state, PN_CASE_FAIL);	       /* node 2 */
+	assert_int_equal(cs.v[5].state, PN_CASE_PASS); /* node 1 */
+	assert_int_equal(cs.v[6].state, PN_CASE_FAIL); /* node 2 */
 	assert_string_equal(cs.v[6].message,
 			    "general allocations on private node 2: 7 pages by the counters");
 	assert_int_equal(cs.v[7].state, PN_CASE_INCONCLUSIVE); /* node 3 */
@@ -268,10 +271,10 @@ static void test_openmetrics(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_xml),	  cmocka_unit_test(test_om_label),
-		cmocka_unit_test(test_tap_yaml),  cmocka_unit_test(test_om_value),
-		cmocka_unit_test(test_cases),	  cmocka_unit_test(test_junit),
-		cmocka_unit_test(test_tap),	  cmocka_unit_test(test_openmetrics),
+		cmocka_unit_test(test_xml),	 cmocka_unit_test(test_om_label),
+		cmocka_unit_test(test_tap_yaml), cmocka_unit_test(test_om_value),
+		cmocka_unit_test(test_cases),	 cmocka_unit_test(test_junit),
+		cmocka_unit_test(test_tap),	 cmocka_unit_test(test_openmetrics),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
