@@ -118,7 +118,7 @@ static void run_families(struct om *m, const cJSON *root)
 	       "1 when the run finished and its verdict is final, 0 while it runs or once "
 	       "interrupted (figures so far).");
 	sample(m, "pnbench_run_complete",
-	       strcmp(state, "incomplete") && cJSON_IsNumber(code) ? 1 : 0, NULL);
+	       strcmp(state, "incomplete") != 0 && cJSON_IsNumber(code) ? 1 : 0, NULL);
 	if (cJSON_IsNumber(code)) {
 		family(m, "pnbench_exit_code",
 		       "The exit status of pnbench run (0 pass, 1 fail, 3 error, 4 not applicable, "
@@ -183,7 +183,7 @@ static int by_name(const void *a, const void *b)
 static char *labels_text(const cJSON *labels)
 {
 	int n = cJSON_GetArraySize(labels), i = 0;
-	const cJSON **v = pn_xcalloc((size_t)n + 1, sizeof(*v)), *it;
+	const cJSON **v = pn_xcalloc((size_t)n + 1, sizeof(const cJSON *)), *it;
 	char *out = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
@@ -193,7 +193,7 @@ static char *labels_text(const cJSON *labels)
 	cJSON_ArrayForEach (it, labels)
 		if (it->string && i < n)
 			v[i++] = it;
-	qsort(v, (size_t)i, sizeof(*v), by_name);
+	qsort(v, (size_t)i, sizeof(const cJSON *), by_name);
 	for (int k = 0; k < i; k++) {
 		char *val = cJSON_IsString(v[k]) ? NULL : cJSON_PrintUnformatted(v[k]);
 
