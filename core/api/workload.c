@@ -23,27 +23,24 @@ static const struct need {
 /* 0 if the need is met, else -errno with the reason in why. */
 static int need_met(unsigned bit, const struct pn_env *env, char *why, size_t whylen)
 {
-	switch (bit) {
-	case PN_NEED_NUMA:
-		if (numa_available() < 0) {
-			snprintf(why, whylen,
-				 "NUMA is not available here (numa_available() < 0: "
-				 "kernel without CONFIG_NUMA, or memory policy calls are blocked)");
-			return -EOPNOTSUPP;
-		}
-		return 0;
-	case PN_NEED_NODES:
-		/* The node set itself depends on params, which setup() resolves. */
-		if (env && env->roles && pn_nodeset_empty(&env->roles->private_nodes) &&
-		    pn_nodeset_empty(&env->roles->dram_nodes)) {
-			snprintf(why, whylen, "the run has no private or dram nodes to allocate on");
-			return -ENODEV;
-		}
-		return 0;
-	default:
-		snprintf(why, whylen, "an unknown need 0x%x", bit);
-		return -EINVAL;
+	if (bit == PN_NEED_NUMA) {
+		if (numa_available() >= 0)
+			return 0;
+		snprintf(why, whylen,
+			 "NUMA is not available here (numa_available() < 0: "
+			 "kernel without CONFIG_NUMA, or memory policy calls are blocked)");
+		return -EOPNOTSUPP;
 	}
+	if (bit == PN_NEED_NODES) {
+		/* The node set itself depends on params, which setup() resolves. */
+		if (!env || !env->roles || !pn_nodeset_empty(&env->roles->private_nodes) ||
+		    !pn_nodeset_empty(&env->roles->dram_nodes))
+			return 0;
+		snprintf(why, whylen, "the run has no private or dram nodes to allocate on");
+		return -ENODEV;
+	}
+	snprintf(why, whylen, "an unknown need 0x%x", bit);
+	return -EINVAL;
 }
 
 int pn_workload_supported(const struct pn_workload *w, const struct pn_env *env, char *why,

@@ -242,7 +242,7 @@ static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 	if (argc < 2 || strcmp(argv[1], "collectors") != 0) {
 		usage(stderr);
 		return pn_cli_error(PN_EXIT_USAGE, "expected \"collectors\"%s%s",
-				argc >= 2 ? ", got " : "", argc >= 2 ? argv[1] : "");
+				    argc >= 2 ? ", got " : "", argc >= 2 ? argv[1] : "");
 	}
 	argc--;
 	argv++;
@@ -252,17 +252,17 @@ static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 		case 'n':
 			*samples = strtol(optarg, &end, 10);
 			if (*end || end == optarg || *samples < 1 || *samples > 1000000)
-				return pn_cli_error(PN_EXIT_USAGE,
-						"--samples: \"%s\" is not a count in 1..1000000",
-						optarg);
+				return pn_cli_error(
+					PN_EXIT_USAGE,
+					"--samples: \"%s\" is not a count in 1..1000000", optarg);
 			break;
 		case 'i':
 			*interval_ms = strtol(optarg, &end, 10);
 			if (*end || end == optarg || *interval_ms < 0 || *interval_ms > 60000)
 				return pn_cli_error(PN_EXIT_USAGE,
-						"--interval-ms: \"%s\" is not a number "
-						"of milliseconds in 0..60000",
-						optarg);
+						    "--interval-ms: \"%s\" is not a number "
+						    "of milliseconds in 0..60000",
+						    optarg);
 			break;
 		case 'h': usage(stdout); return -1;
 		default: usage(stderr); return PN_EXIT_USAGE;
@@ -271,7 +271,7 @@ static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 	if (optind < argc) {
 		usage(stderr);
 		return pn_cli_error(PN_EXIT_USAGE, "collectors: unexpected argument \"%s\"",
-				argv[optind]);
+				    argv[optind]);
 	}
 	return 0;
 }

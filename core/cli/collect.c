@@ -53,17 +53,17 @@ static int collect_parse(int argc, char **argv, struct collect_opts *o)
 		case 'i':
 			if (pn_parse_duration_ms(optarg, &o->interval_ms) || o->interval_ms == 0)
 				return pn_cli_error(PN_EXIT_USAGE,
-						"--interval: \"%s\" is not a duration "
-						"(e.g. 500ms, 1s)",
-						optarg);
+						    "--interval: \"%s\" is not a duration "
+						    "(e.g. 500ms, 1s)",
+						    optarg);
 			break;
 		case 'c':
 			errno = 0;
 			o->count = strtol(optarg, &end, 10);
 			if (errno || end == optarg || *end || o->count < 1)
 				return pn_cli_error(PN_EXIT_USAGE,
-						"--count: \"%.80s\" is not a count in [1, %ld]",
-						optarg, LONG_MAX);
+						    "--count: \"%.80s\" is not a count in [1, %ld]",
+						    optarg, LONG_MAX);
 			break;
 		case 'N': o->nodestr = optarg; break;
 		case 'h': collect_usage(); return -1;
@@ -126,8 +126,8 @@ int pn_cmd_collect(int argc, char **argv)
 		if (ret) {
 			free(prev);
 			free(cur);
-			return pn_cli_error(PN_EXIT_ERROR, "node %d: cannot read its counters: %s", n,
-					strerror(-ret));
+			return pn_cli_error(PN_EXIT_ERROR, "node %d: cannot read its counters: %s",
+					    n, strerror(-ret));
 		}
 	}
 	printf("%-5s %10s %10s %10s %10s %10s %10s %10s %9s %9s %9s\n", "node", "used", "free",

@@ -43,15 +43,80 @@ static int list_counters_readable(struct pn_topology *topo)
 
 	if (!topo)
 		return pn_cli_error(PN_EXIT_ERROR, "this machine's topology cannot be read: %s",
-				pn_last_error());
+				    pn_last_error());
 	pn_nodeset_or(&all, &topo->with_memory, &topo->with_private_memory);
 	pn_topology_free(topo);
 	pn_nodeset_for_each (n, &all) {
 		ret = pn_nodemem_read(n, &m);
 		if (ret)
-			return pn_cli_error(PN_EXIT_ERROR,
-					"node %d: cannot read its counters: %s", n,
-					strerror(-ret));
+			return pn_cli_error(PN_EXIT_ERROR, "node %d: cannot read its counters: %s",
+					    n, strerror(-ret));
+	}
+	return 0;
+}
+
+static void list_workloads(const struct pn_env *env, bool verbose)
+{
+	printf("workloads:\n");
+	for (size_t i = 0; i < pn_nworkloads; i++) {
+		const struct pn_workload *w = pn_workloads[i];
+		char why[256] = "";
+		int ret = env->topo ? pn_workload_supported(w, env, why, sizeof(why)) : 0;
+
+		if (!env->topo)
+			snprintf(why, sizeof(why), "topology unavailable"), ret = -ENODEV;
+		printf("  %-14s %-5s %s\n", w->name, ret ? "skip" : "ok", w->summary);
+		if (ret)
+			printf("  %-14s       why: %s\n", "", why);
+		if (w->list && env->topo)
+			w->list(env, stdout);
+		if (verbose) {
+			char needs[64];
+
+			printf("      needs: %s\n",
+			       pn_workload_needs_format(w->needs, needs, sizeof(needs)));
+			print_opts(w->opts);
+		}
+	}
+}
+
+static void list_collectors(const struct pn_env *env, bool verbose)
+{
+	printf("collectors:\n");
+	for (size_t i = 0; i < pn_ncollectors; i++) {
+		const struct pn_collector *col = pn_collectors[i];
+		char why[256] = "";
+		int ret = col->supported ? col->supported(env, why, sizeof(why)) : 0;
+
+		printf("  %-14s %-5s %s (%s)\n", col->name, ret ? "skip" : "ok", col->summary,
+		       col->kind == PN_COLL_EVENT ? "events" : "sampled");
+		if (ret)
+			printf("  %-14s       why: %s\n", "", why);
+		if (verbose)
+			print_opts(col->opts);
+	}
+}
+
+/* 0: go on; -1: --help was printed; else the exit code. */
+static int list_parse(int argc, char **argv, bool *verbose)
+{
+	static const struct option lo[] = {
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'v': *verbose = true; break;
+		case 'h':
+			puts("usage: pnbench list [-v]\n\nEvery workload and collector, and "
+			     "whether it can run here (with the reason when not).\n"
+			     "  -v  also list each workload's needs and each one's options");
+			return -1;
+		default: return PN_EXIT_USAGE;
+		}
 	}
 	return 0;
 }
@@ -60,28 +125,12 @@ int pn_cmd_list(int argc, char **argv)
 {
 	struct pn_topology topo;
 	struct pn_roles roles;
-	struct pn_env env;
+	struct pn_env env = { 0 };
 	bool verbose = false, have_topo;
-	int c;
+	int ret = list_parse(argc, argv, &verbose);
 
-	static const struct option lo[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'v': verbose = true; break;
-		case 'h':
-			puts("usage: pnbench list [-v]\n\nEvery workload and collector, and "
-			     "whether it "
-			     "can run here (with the reason when not).\n  -v  also list each one's "
-			     "options");
-			return 0;
-		default: return PN_EXIT_USAGE;
-		}
-	}
+	if (ret)
+		return ret < 0 ? 0 : ret;
 	have_topo = pn_topology_load(&topo) == 0;
 	memset(&roles, 0, sizeof(roles));
 	if (have_topo) {
@@ -92,41 +141,8 @@ int pn_cmd_list(int argc, char **argv)
 	env.topo = have_topo ? &topo : NULL;
 	env.roles = &roles;
 	env.is_root = geteuid() == 0;
-
-	printf("workloads:\n");
-	for (size_t i = 0; i < pn_nworkloads; i++) {
-		const struct pn_workload *w = pn_workloads[i];
-		char why[256] = "";
-		int ret = have_topo ? pn_workload_supported(w, &env, why, sizeof(why)) : 0;
-
-		if (!have_topo)
-			snprintf(why, sizeof(why), "topology unavailable"), ret = -ENODEV;
-		printf("  %-14s %-5s %s\n", w->name, ret ? "skip" : "ok", w->summary);
-		if (ret)
-			printf("  %-14s       why: %s\n", "", why);
-		if (w->list && have_topo)
-			w->list(&env, stdout);
-		if (verbose) {
-			char needs[64];
-
-			printf("      needs: %s\n",
-			       pn_workload_needs_format(w->needs, needs, sizeof(needs)));
-			print_opts(w->opts);
-		}
-	}
-	printf("collectors:\n");
-	for (size_t i = 0; i < pn_ncollectors; i++) {
-		const struct pn_collector *col = pn_collectors[i];
-		char why[256] = "";
-		int ret = col->supported ? col->supported(&env, why, sizeof(why)) : 0;
-
-		printf("  %-14s %-5s %s (%s)\n", col->name, ret ? "skip" : "ok", col->summary,
-		       col->kind == PN_COLL_EVENT ? "events" : "sampled");
-		if (ret)
-			printf("  %-14s       why: %s\n", "", why);
-		if (verbose)
-			print_opts(col->opts);
-	}
+	list_workloads(&env, verbose);
+	list_collectors(&env, verbose);
 	if (have_topo) {
 		char buf[256];
 

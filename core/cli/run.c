@@ -79,7 +79,35 @@ static void run_usage(FILE *f)
 	      f);
 }
 
-int pn_cmd_run(int argc, char **argv)
+/* Everything after the first "--" is the command of --exec and is never
+ * parsed here: the options end there (argc without one). */
+static int options_end(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return i;
+	return argc;
+}
+
+/* --iterations: the same range as a config's "iterations"; 0 or the exit code. */
+static int parse_iterations(const char *arg, struct pn_run_opts *o)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
+		return pn_cli_error(PN_EXIT_USAGE,
+				    "--iterations: \"%.80s\" is not a count in [1, %d]", arg,
+				    PN_CONFIG_MAX_ITERATIONS);
+	o->iterations_override = (int)v;
+	return 0;
+}
+
+/* The options, before or after CONFIG, in argv[0..nopt).  0: go on; -1:
+ * --help was printed; else the exit code. */
+static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -99,71 +127,74 @@ int pn_cmd_run(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct pn_run_opts o = { .argc = argc, .argv = argv };
-	bool exec = false;
-	int c, nopt = argc;
+	int c, ret;
 
-	/* Options may come before or after CONFIG; everything after the first
-	 * "--" is the command of --exec and is never parsed here. */
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--")) {
-			nopt = i;
-			break;
-		}
-	}
 	while ((c = getopt_long(nopt, argv, "o:n:qvh", lo, NULL)) != -1) {
 		switch (c) {
-		case 'o': o.outdir = optarg; break;
-		case 'F': o.force = true; break;
-		case 'W': o.no_wait = true; break;
-		case 'n': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			/* the same range as a config's "iterations" */
-			if (errno || end == optarg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
-				return pn_cli_error(PN_EXIT_USAGE,
-						"--iterations: \"%.80s\" is not a count in [1, %d]",
-						optarg, PN_CONFIG_MAX_ITERATIONS);
-			o.iterations_override = (int)v;
+		case 'o': o->outdir = optarg; break;
+		case 'F': o->force = true; break;
+		case 'W': o->no_wait = true; break;
+		case 'n':
+			ret = parse_iterations(optarg, o);
+			if (ret)
+				return ret;
 			break;
-		}
-		case 'P': o.private_override = optarg; break;
-		case 'x': exec = true; break;
-		case 'E': o.exec_explicit = true; break;
-		case 'N': o.no_events = true; break;
+		case 'P': o->private_override = optarg; break;
+		case 'x': *exec = true; break;
+		case 'E': o->exec_explicit = true; break;
+		case 'N': o->no_events = true; break;
 		case 'K': pn_knob_allow(optarg); break;
-		case 'J': o.junit_path = optarg; break;
-		case 'T': o.tap_path = optarg; break;
-		case 'M': o.openmetrics_path = optarg; break;
+		case 'J': o->junit_path = optarg; break;
+		case 'T': o->tap_path = optarg; break;
+		case 'M': o->openmetrics_path = optarg; break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
-		case 'h': run_usage(stdout); return 0;
+		case 'h': run_usage(stdout); return -1;
 		default: run_usage(stderr); return PN_EXIT_USAGE;
 		}
 	}
+	return 0;
+}
+
+/* CONFIG (argv[optind]) and the command after "--" (argv[nopt]); 0 or the
+ * exit code. */
+static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_run_opts *o)
+{
 	if (optind < nopt)
-		o.config_path = argv[optind++];
+		o->config_path = argv[optind++];
 	if (optind < nopt)
 		return pn_cli_error(PN_EXIT_USAGE,
-				"unexpected argument \"%s\" (one CONFIG; the "
-				"command of --exec goes after --)",
-				argv[optind]);
+				    "unexpected argument \"%s\" (one CONFIG; the "
+				    "command of --exec goes after --)",
+				    argv[optind]);
 	if (exec) {
 		if (nopt + 1 >= argc)
 			return pn_cli_error(PN_EXIT_USAGE, "--exec: no command after `--`");
-		o.exec_argv = &argv[nopt + 1];
+		o->exec_argv = &argv[nopt + 1];
 	} else if (nopt < argc) {
 		return pn_cli_error(PN_EXIT_USAGE, "a command after -- needs --exec");
 	}
-	if (o.exec_explicit && !exec)
+	if (o->exec_explicit && !exec)
 		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
-	if (!o.config_path && !exec) {
+	if (!o->config_path && !exec) {
 		run_usage(stderr);
 		return PN_EXIT_USAGE;
 	}
+	return 0;
+}
+
+int pn_cmd_run(int argc, char **argv)
+{
+	struct pn_run_opts o = { .argc = argc, .argv = argv };
+	bool exec = false;
+	int nopt = options_end(argc, argv);
+	int ret = run_parse(nopt, argv, &o, &exec);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = run_operands(argc, argv, nopt, exec, &o);
+	if (ret)
+		return ret;
 	if ((o.outdir && pn_outdir_check_arg(o.outdir)) || pn_out_check(&o))
 		return PN_EXIT_USAGE;
 	return pn_run(&o);

@@ -296,9 +296,9 @@ static int exec_script(const char *script, int argc, char **argv)
 	}
 	if (access(path, X_OK))
 		return pn_cli_error(PN_EXIT_USAGE,
-				"%s: %s (run from the source tree, or set "
-				"PNBENCH_SRCDIR)",
-				path, strerror(errno));
+				    "%s: %s (run from the source tree, or set "
+				    "PNBENCH_SRCDIR)",
+				    path, strerror(errno));
 	args = pn_xcalloc((size_t)argc + 1, sizeof(*args));
 	args[0] = path;
 	for (int i = 1; i < argc; i++)
