@@ -413,6 +413,17 @@ void pn_out_cases_build(const cJSON *root, struct pn_out_cases *cs)
 	run_case(cs, root, cJSON_GetObjectItem(root, "verdict"));
 }
 
+char *pn_out_blind_spot(const cJSON *root)
+{
+	const cJSON *bs = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "verdict"), "blind_spot");
+
+	if (!cJSON_IsObject(bs))
+		return NULL;
+	return xasprintf("counters only (%s): invisible are %s (sample interval %.0f ms)",
+			 pn_out_str(bs, "why", "no events"), pn_out_str(bs, "invisible", "?"),
+			 num_of(bs, "sample_interval_ms", 0));
+}
+
 void pn_out_cases_free(struct pn_out_cases *cs)
 {
 	for (size_t i = 0; i < cs->n; i++) {

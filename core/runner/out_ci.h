@@ -65,6 +65,10 @@ void pn_out_cases_free(struct pn_out_cases *cs);
  * or a negative threshold) or pass. */
 enum pn_case_state pn_out_node_state(const struct cJSON *root, int n);
 
+/* What a counters-only verdict cannot see (verdict.blind_spot), malloc'd;
+ * NULL when events ran. */
+char *pn_out_blind_spot(const struct cJSON *root);
+
 /* The whole file, malloc'd and NUL-terminated. */
 char *pn_out_junit(const struct cJSON *root);
 char *pn_out_tap(const struct cJSON *root);

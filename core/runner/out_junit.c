@@ -167,7 +167,7 @@ static void verdict_suite(struct junit *j)
 	const cJSON *v = cJSON_GetObjectItem(j->root, "verdict");
 	const cJSON *code = cJSON_GetObjectItem(v, "exit_code");
 	const cJSON *st = cJSON_GetObjectItem(j->root, "status");
-	char num[16];
+	char num[16], *blind = pn_out_blind_spot(j->root);
 
 	suite_open(j, "verdict", -1, -1, 0);
 	property(j->f, "result", pn_out_str(v, "result", "incomplete"));
@@ -178,6 +178,10 @@ static void verdict_suite(struct junit *j)
 		 cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "sources"), "events"))
 			 ? "on"
 			 : "off (counters only)");
+	if (blind) {
+		property(j->f, "blind_spot", blind);
+		free(blind);
+	}
 	fputs("    </properties>\n", j->f);
 	suite_close(j, -1, -1);
 }

@@ -9,7 +9,8 @@
  * sample carries config="NAME", so the files of several configs can share
  * one directory without two samples of the same labels.
  *
- *   pnbench_run_info{config,host,kernel,version,state,result}  1
+ *   pnbench_run_info{config,host,kernel,version,state,result,events}  1
+ *                                    (events="off": a counters-only verdict)
  *   pnbench_run_started_seconds{config}  when it started (Unix time)
  *   pnbench_run_complete{config}     1 once the verdict is final, 0 while
  *                                    the run goes on or when it was
@@ -96,11 +97,20 @@ static void run_families(struct om *m, const cJSON *root)
 		    *v = cJSON_GetObjectItem(root, "verdict");
 	const char *state = pn_out_str(st, "state", "incomplete");
 	const char *const info[] = {
-		"host",	   pn_out_str(cJSON_GetObjectItem(root, "host"), "hostname", ""),
-		"kernel",  pn_out_str(cJSON_GetObjectItem(root, "kernel"), "release", ""),
-		"version", pn_out_str(cJSON_GetObjectItem(root, "tool"), "version", ""),
-		"state",   state,
-		"result",  pn_out_str(v, "result", "incomplete"),
+		"host",
+		pn_out_str(cJSON_GetObjectItem(root, "host"), "hostname", ""),
+		"kernel",
+		pn_out_str(cJSON_GetObjectItem(root, "kernel"), "release", ""),
+		"version",
+		pn_out_str(cJSON_GetObjectItem(root, "tool"), "version", ""),
+		"state",
+		state,
+		"result",
+		pn_out_str(v, "result", "incomplete"),
+		"events",
+		cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(v, "sources"), "events"))
+			? "on"
+			: "off",
 		NULL,
 	};
 	const cJSON *code = cJSON_GetObjectItem(v, "exit_code");
@@ -108,7 +118,7 @@ static void run_families(struct om *m, const cJSON *root)
 	time_t t0;
 
 	family(m, "pnbench_run_info",
-	       "The run: host, kernel, tool version, state, result (always 1).");
+	       "The run: host, kernel, tool version, state, result, events on or off (always 1).");
 	sample(m, "pnbench_run_info", 1, info);
 	if (started(root, &t0)) {
 		family(m, "pnbench_run_started_seconds", "When the run started, Unix time.");

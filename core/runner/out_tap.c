@@ -59,7 +59,7 @@ static void tap_case(FILE *f, size_t num, const struct pn_out_case *c)
 char *pn_out_tap(const cJSON *root)
 {
 	struct pn_out_cases cs;
-	char *out = NULL;
+	char *out = NULL, *blind;
 	size_t len = 0;
 	FILE *f = open_memstream(&out, &len);
 
@@ -77,6 +77,13 @@ char *pn_out_tap(const cJSON *root)
 	fputc('\n', f);
 	for (size_t i = 0; i < cs.n; i++)
 		tap_case(f, i + 1, &cs.v[i]);
+	blind = pn_out_blind_spot(root);
+	if (blind) {
+		fputs("# ", f);
+		pn_out_tap_desc(f, blind);
+		fputc('\n', f);
+		free(blind);
+	}
 	fprintf(f, "# %d passed, %d failed, %d errors, %d skipped, %d inconclusive\n", cs.passed,
 		cs.failed, cs.errors, cs.skipped, cs.inconclusive);
 	fclose(f);

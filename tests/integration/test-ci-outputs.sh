@@ -60,6 +60,12 @@ expect "  ... each private node a JUnit testcase that passed" "$(grep 'pnbench.n
 	test "$(grep -c 'classname="pnbench.node" name="private node [12]: general allocations" time="0"/>' "$T/pass/ci.xml")" -eq 2
 expect "  ... pnbench_verdict 0 for node 1" "$(grep pnbench_verdict "$T/pass/ci.om")" \
 	grep -q '^pnbench_verdict{config="exec",node="1",kernel="[^"]*"} 0$' "$T/pass/ci.om"
+iv=$(json "$T/pass/run.json" 'd["verdict"]["blind_spot"]["sample_interval_ms"]')
+expect "  ... a counters-only pass names its blind spot in all three (interval $iv ms)" \
+	"$(grep -h 'blind_spot\|counters only\|events=' "$T/pass/ci.xml" "$T/pass/ci.tap" "$T/pass/ci.om")" \
+	test -n "$iv" -a "$(grep -c "<property name=\"blind_spot\" value=\"counters only .*(sample interval $iv ms)\"/>" "$T/pass/ci.xml")" -eq 1 -a \
+	"$(grep -c "^# counters only .*(sample interval $iv ms)$" "$T/pass/ci.tap")" -eq 1 -a \
+	"$(grep -c '^pnbench_run_info{.*,events="off"} 1$' "$T/pass/ci.om")" -eq 1
 
 # ---- counters that do not parse, a command that fails: inconclusive nodes ----
 cp -r "$FX" "$T/badfx"
