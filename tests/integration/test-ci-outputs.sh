@@ -115,6 +115,20 @@ expect "  ... TAP's last test: not ok - verdict: interrupted" "$(tail -n 8 "$T/i
 expect "  ... pnbench_exit_code 130, pnbench_run_complete 0" "$(grep -E 'complete|exit' "$T/intr/ci.om")" \
 	grep -q '^pnbench_exit_code{config="exec"} 130$' "$T/intr/ci.om"
 
+# ---- a file that cannot be written: the run fails (exit 3), naming it ----
+mkdir -p "$T/wr"
+"$PN" --sysroot "$FX" run -q --private 1,2 -o "$T/wr/r" --openmetrics "$T/wr/m.prom" --exec -- sleep 2 \
+	>"$T/wr.out" 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -s "$T/wr/r/run.json" ] && break; sleep 0.1; done
+rm -f "$T/wr/m.prom" && mkdir "$T/wr/m.prom" # what is there by the end is a directory
+wait $pid
+rc=$?
+expect "--openmetrics FILE replaced by a directory during the run: exit $rc (3), the error names it" \
+	"$(cat "$T/wr.out")" test $rc -eq 3 -a "$(grep -c -- "--openmetrics $T/wr/m.prom" "$T/wr.out")" -ge 1
+expect "  ... run.json not written past it: still incomplete, never a verdict the files do not carry" \
+	"$(json "$T/wr/r/run.json" 'd["status"]')" test "$(json "$T/wr/r/run.json" 'd["status"]["state"]')" = incomplete
+
 # ---- corrupted copies are rejected ----
 d=$T/pass
 cp -r "$d" "$T/bad"
