@@ -4,7 +4,9 @@
 # collector's side-by-side benchmark, make perf-bench; ansible-core, postgresql,
 # python3-psycopg2 and openssh-* for fleet/ and its test; libcap-dev,
 # liburing-dev, bash-static, procps and psmisc for the static mm selftests
-# and their guest, make selftests).  `deps.sh --list`
+# and their guest, make selftests; libxml2-utils (xmllint) and
+# python3-prometheus-client to check run --junit and --openmetrics output,
+# test-ci-outputs.sh, and for pnreport dashboard to read OpenMetrics files).  `deps.sh --list`
 # prints the packages, one a line (fleet/ installs the same list on its hosts).
 # Then libperf is built from the linux-source-6.12 tree (Debian does not
 # package it) into the cache:
@@ -15,6 +17,7 @@ PKGS=(
 	build-essential pkg-config git
 	libnuma-dev numactl libhwloc-dev hwloc-nox libcjson-dev libssl-dev
 	libcmocka-dev python3-jsonschema python3-matplotlib python3-numpy python3-scipy pyflakes3
+	libxml2-utils python3-prometheus-client
 	chromium fonts-dejavu-core
 	clang libclang-rt-14-dev clang-tidy clang-format cppcheck shellcheck
 	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf

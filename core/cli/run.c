@@ -15,6 +15,7 @@
 #include "core/config/config_set.h"
 #include "core/lib/outdir.h"
 #include "core/lib/pn.h"
+#include "core/runner/out_ci.h"
 #include "core/runner/run.h"
 #include "core/sys/knob.h"
 
@@ -23,6 +24,7 @@ static void run_usage(FILE *f)
 	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
 	      "[--private LIST|auto]\n"
 	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
+	      "       (either form) [--junit FILE] [--tap FILE] [--openmetrics FILE]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
 	      "directory: run.json (schema results/schema/run.schema.json), topology.xml and\n"
@@ -54,6 +56,10 @@ static void run_usage(FILE *f)
 	      "                       collector runs wherever the kernel allows it)\n"
 	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
 	      "                       allow-list (configs/README.md); repeatable\n"
+	      "      --junit FILE     also write the checks and verdicts as JUnit XML,\n"
+	      "      --tap FILE       as TAP 13, and the verdict, general pages and metrics\n"
+	      "      --openmetrics FILE  as OpenMetrics text (Prometheus textfile collector);\n"
+	      "                       rewritten with run.json, marked incomplete until the end\n"
 	      "  -q, --quiet          no progress lines\n"
 	      "      --progress       phases done, elapsed time and the time left on stderr\n"
 	      "                       after every phase and every 10 s (default: on a\n"
@@ -173,6 +179,9 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec, s
 		{ "progress", no_argument, NULL, 'G' },
 		{ "no-progress", no_argument, NULL, 'g' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "junit", required_argument, NULL, 'J' },
+		{ "tap", required_argument, NULL, 'T' },
+		{ "openmetrics", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -203,6 +212,9 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec, s
 			if (pn_cli_format(optarg, &x->format))
 				return PN_EXIT_USAGE;
 			break;
+		case 'J': o->junit_path = optarg; break;
+		case 'T': o->tap_path = optarg; break;
+		case 'M': o->openmetrics_path = optarg; break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return -1;
@@ -251,7 +263,7 @@ int pn_cmd_run(int argc, char **argv)
 		return ret < 0 ? 0 : ret; /* -1: --help */
 	}
 	ret = run_operands(argc, argv, nopt, exec, &o);
-	if (!ret && o.outdir && pn_outdir_check_arg(o.outdir))
+	if (!ret && ((o.outdir && pn_outdir_check_arg(o.outdir)) || pn_out_check(&o)))
 		ret = PN_EXIT_USAGE;
 	if (!ret)
 		ret = run_cli_apply(&o, &x);

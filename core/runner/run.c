@@ -475,7 +475,9 @@ static int run_point(struct run *r, size_t p)
 				ret = PN_EXIT_ERROR;
 			} else if (pn_results_write(r)) {
 				snprintf(r->stop_reason, sizeof(r->stop_reason),
-					 "cannot write %.120s/run.json", r->outdir);
+					 "cannot write results in %.70s (run.json or a --junit, "
+					 "--tap, --openmetrics file)",
+					 r->outdir);
 				ret = PN_EXIT_ERROR;
 			}
 		}

@@ -20,6 +20,9 @@ struct pn_run_opts {
 	int iterations_override;      /* > 0: replaces the config's iterations */
 	int progress;		      /* 1 --progress, -1 --no-progress, 0 on a terminal */
 	int summary_format;	      /* the summary on stdout: 0 text, 1 json, 2 csv */
+	const char *junit_path;	      /* --junit FILE, --tap FILE, --openmetrics FILE */
+	const char *tap_path;	      /* (NULL: not written; out_ci.h) */
+	const char *openmetrics_path;
 	int argc;
 	char **argv; /* the pnbench command line, recorded */
 };

@@ -17,6 +17,7 @@
 #include "account.h"
 #include "core/lib/atomicfile.h"
 #include "core/sys/provenance.h"
+#include "out_ci.h"
 #include "run_int.h"
 
 #define PN_SCHEMA_VERSION 2
@@ -122,7 +123,9 @@ void pn_results_status(struct run *r, const char *state, const char *reason)
 	cJSON_ReplaceItemInObject(r->root, "updated_at", cJSON_CreateString(now));
 }
 
-/* Rewrite run.json atomically; the verdict always reflects what ran so far. */
+/* Rewrite run.json atomically; the verdict always reflects what ran so far.
+ * The CI outputs (out_ci.h) go first: run.json, written last, is never
+ * ahead of them. */
 int pn_results_write(struct run *r)
 {
 	char path[PATH_MAX + 16];
@@ -130,6 +133,8 @@ int pn_results_write(struct run *r)
 	int ret;
 
 	pn_results_judge(r);
+	if (pn_out_write(r->o, r->root))
+		return -EIO;
 	text = cJSON_Print(r->root);
 	if (!text)
 		return pn_error(-ENOMEM, "cannot render run.json");

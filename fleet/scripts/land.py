@@ -3,7 +3,8 @@
 
 The tarball (made by fleet-run.py: one top directory NAME holding run.json)
 is unpacked into DEST/.NAME.landing-PID, checked (regular files and
-directories only, no absolute or .. paths, a run.json that is JSON), then
+directories only, no absolute or .. paths, a run.json that is JSON, an
+OpenMetrics pnbench.prom, when there is one, that ends in `# EOF`), then
 renamed to DEST/NAME: a results directory there is always whole.  DEST/NAME
 already present with the same run.json: nothing to do (exit 0); present with
 another one: refused (exit 1), never overwritten."""
@@ -53,6 +54,11 @@ def main(argv):
         got = os.path.join(tmp, name, "run.json")
         with open(got, "rb") as fh:
             json.loads(fh.read().decode("utf-8"))
+        prom = os.path.join(tmp, name, "pnbench.prom")
+        if os.path.exists(prom):
+            with open(prom, "rb") as fh:
+                if not fh.read().endswith(b"\n# EOF\n"):
+                    raise ValueError(f"{tarball}: {name}/pnbench.prom: cut short (no # EOF)")
         if os.path.exists(final):
             if os.path.exists(os.path.join(final, "run.json")) and sha(got) == sha(os.path.join(final, "run.json")):
                 print(f"land: {final}: already landed")

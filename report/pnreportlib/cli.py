@@ -156,7 +156,8 @@ def parser():
     c.add_argument("--all", action="store_true", help="text: list unchanged metrics too")
     c.set_defaults(fn=cmd_compare)
     b = sub.add_parser("dashboard", help="index results into SQLite, write history pages and CSV")
-    b.add_argument("results", nargs="*", help="run directories, or directories holding them (none: pages of "
+    b.add_argument("results", nargs="*", help="run directories, or directories holding them, or OpenMetrics "
+                                              "files (.prom/.om) or a directory of them (none: pages of "
                                               "the index as it is)")
     b.add_argument("--db", default="results/index.sqlite",
                    help="SQLite index (created; appended to) or postgresql:// URL (index-init first)")

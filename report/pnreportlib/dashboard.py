@@ -380,11 +380,14 @@ def main_load(a):
 
 
 def main(a):
+    from . import ingest
     cfg = compare.load_config(a.config)
-    dirs = find_runs(a.results) if a.results else []
-    db = connect(a.db) if dirs else open_index(a.db, create=False)
+    om, rest = ingest.split_paths(a.results or [])    # OpenMetrics files are runs too
+    dirs = find_runs(rest) if rest else []
+    db = connect(a.db) if dirs or om else open_index(a.db, create=False)
     try:
         counts, bad = load(db, dirs)
+        ingest.load(db, om, counts, bad)
         db.commit()
         nser = write_pages(db, a.output, cfg)
         total = db.q("SELECT COUNT(*) FROM runs")[0][0]

@@ -105,7 +105,7 @@ for i in "${!HOSTS[@]}"; do
 	ns=pnf$ID$h
 	a="198.18.$oct.$((4 * i + 2))"
 	ADDR[$h]=$a
-	mkdir -p "$T/$h"
+	mkdir -p "$T/$h" "$T/$h/textfile"
 	ip netns add "$ns" || bail "ip netns add $ns"
 	ip link add "pf$h-$ID" type veth peer name "pn$h-$ID" || bail "veth for $h"
 	ip link set "pn$h-$ID" netns "$ns"
@@ -188,7 +188,8 @@ all:
       children:
         cxl:
           hosts:
-            h1: {ansible_host: ${ADDR[h1]}, pnbench_root: $T/h1/opt, pnbench_install: copy, pnbench_iterations: 3}
+            h1: {ansible_host: ${ADDR[h1]}, pnbench_root: $T/h1/opt, pnbench_install: copy, pnbench_iterations: 3,
+                 pnbench_textfile_dir: $T/h1/textfile}
             h2: {ansible_host: ${ADDR[h2]}, pnbench_root: $T/h2/opt, pnbench_install: build, pnbench_iterations: 3}
         plain:
           hosts:
@@ -242,6 +243,14 @@ r1=$T/results/runs/h1/test-smoke r2=$T/results/runs/h2/test-smoke
 check "results of h1 and h2 landed whole (run.json, CSVs, topology.xml, fleet.json), none of h3" \
 	test "$landed" = 2 -a -f "$r1/nodestat.csv" -a -f "$r2/topology.xml" -a -f "$r2/fleet.json" \
 	-a ! -e "$T/results/runs/h3"
+ciok=0
+for r in "$r1" "$r2"; do
+	$PY tests/integration/check-ci-outputs.py "$r/run.json" --openmetrics "$r/pnbench.prom" >&2 && ciok=$((ciok + 1))
+done
+check "each landed run holds its OpenMetrics text (pnbench.prom), parsed and saying what its run.json says" \
+	test "$ciok" = 2
+check "h1's node_exporter textfile directory holds pnbench-smoke.prom, the landed run's" \
+	cmp -s "$T/h1/textfile/pnbench-smoke.prom" "$r1/pnbench.prom"
 check "nothing half-written left: no .partial on hosts, no .landing on the controller" \
 	test -z "$(find "$T" -name '*.partial' -o -name '.*.landing-*' -o -name '*.tar.gz.tmp')"
 check "h3's run is not marked done (a later play retries it)" test ! -e "$T/h3/opt/results/test-bad-size"
