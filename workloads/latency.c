@@ -278,18 +278,6 @@ static int latency_setup(struct pn_wl *w)
 	return plan_sizes(w, p);
 }
 
-static void bw_job(struct pn_bw_job *j, enum pn_bw_kind k, struct pn_nodebuf *arr, size_t bytes,
-		   const int *cpus, int n)
-{
-	memset(j, 0, sizeof(*j));
-	j->kind = k;
-	for (int a = 0; a < 3; a++)
-		j->arr[a] = arr[a].addr;
-	j->bytes = bytes;
-	j->cpus = cpus;
-	j->nthreads = n;
-}
-
 /* Bandwidth thread counts: the config's list, else 1, 2, 4, ... CPUs. */
 static int bw_counts(const struct lat_priv *p, int max, int *v)
 {
@@ -309,13 +297,14 @@ static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, 
 	for (int k = 0; k < PN_BW_NKINDS; k++) {
 		for (int t = 0; p->kernels[k] && t < nc && !pn_wl_should_stop(w); t++) {
 			int n = counts[t];
-			struct pn_bw_job j;
+			struct pn_bw_job j = { .kind = (enum pn_bw_kind)k, .bytes = p->bw_bytes,
+					       .nthreads = n, .cpus = li->cpus,
+					       .arr = { arr[0].addr, arr[1].addr, arr[2].addr } };
 			struct pn_bw_result r;
 			char lab[96];
 			double gbps, share;
 			int ret;
 
-			bw_job(&j, (enum pn_bw_kind)k, arr, p->bw_bytes, li->cpus, n);
 			ret = pn_bw_measure(&j, p->bw_ms, &r);
 			if (ret)
 				return pn_error(ret, "workload latency: %s bandwidth: %s",
@@ -342,12 +331,11 @@ static int measure_loaded(struct pn_wl *w, struct lat_priv *p, struct lat_init *
 	struct pn_latload ld = {
 		.table = p->t_loaded, .src = li->node, .dst = target, .cpus = li->cpus,
 		.ncpus = li->ncpus, .kind = p->load_kernel, .bytes = p->bw_bytes,
-		.delays = p->delays, .ndelays = p->ndelays, .samples = (size_t)p->samples,
-		.sample_ms = p->sample_ms, .idle = idle,
+		.arr = { arr[0].addr, arr[1].addr, arr[2].addr }, .delays = p->delays,
+		.ndelays = p->ndelays, .samples = (size_t)p->samples, .sample_ms = p->sample_ms,
+		.idle = idle,
 	};
 
-	for (int a = 0; a < 3; a++)
-		ld.arr[a] = arr[a].addr;
 	return pn_latload_curve(w, c, &ld);
 }
 
@@ -519,26 +507,11 @@ static void report(struct pn_wl *w, struct lat_priv *p)
 
 static void make_tables(struct pn_wl *w, struct lat_priv *p)
 {
-	static const struct pn_col bw_cols[] = {
-		{ "initiator", PN_COL_INT, PN_UNIT_NONE },
-		{ "target", PN_COL_INT, PN_UNIT_NONE },
-		{ "kernel", PN_COL_STR, PN_UNIT_NONE },
-		{ "threads", PN_COL_INT, PN_UNIT_COUNT },
-		{ "gbps", PN_COL_NUM, PN_UNIT_NONE },
-		{ "theoretical_gbps", PN_COL_NUM, PN_UNIT_NONE },
-		{ "share", PN_COL_NUM, PN_UNIT_PERCENT },
-		{ "non_temporal_native", PN_COL_BOOL, PN_UNIT_NONE },
-	};
-
 	p->t_matrix = pn_res_table(&w->res, "latency_matrix",
 				   "idle load-to-use latency, initiator x target, beside the HMAT "
 				   "declared value and the ratio to the initiator's local DRAM",
 				   matrix_cols, PN_ARRAY_SIZE(matrix_cols));
-	p->t_bw = p->bandwidth ? pn_res_table(&w->res, "bandwidth",
-					      "GB/s (1e9 B/s, STREAM byte counting) per kernel "
-					      "and thread count",
-					      bw_cols, PN_ARRAY_SIZE(bw_cols))
-			       : -1;
+	p->t_bw = p->bandwidth ? pn_latload_bw_table(w) : -1;
 	p->t_loaded = p->loaded ? pn_latload_table(w) : -1;
 }
 

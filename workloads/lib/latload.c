@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * latload.c - the loaded-latency curve: thread-count steps at full load,
- * then MLC-style injection delays with every load thread (see latload.h).
+ * then MLC-style injection delays with every load thread (see latload.h);
+ * the result tables of the bandwidth kernels and of the curve.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +36,24 @@ int pn_latload_delays_parse(const char *s, uint32_t *delays, int max)
 			return -EINVAL; /* a trailing comma */
 	}
 	return n;
+}
+
+int pn_latload_bw_table(struct pn_wl *w)
+{
+	static const struct pn_col cols[] = {
+		{ "initiator", PN_COL_INT, PN_UNIT_NONE },
+		{ "target", PN_COL_INT, PN_UNIT_NONE },
+		{ "kernel", PN_COL_STR, PN_UNIT_NONE },
+		{ "threads", PN_COL_INT, PN_UNIT_COUNT },
+		{ "gbps", PN_COL_NUM, PN_UNIT_NONE },
+		{ "theoretical_gbps", PN_COL_NUM, PN_UNIT_NONE },
+		{ "share", PN_COL_NUM, PN_UNIT_PERCENT },
+		{ "non_temporal_native", PN_COL_BOOL, PN_UNIT_NONE },
+	};
+
+	return pn_res_table(&w->res, "bandwidth",
+			    "GB/s (1e9 B/s, STREAM byte counting) per kernel and thread count",
+			    cols, PN_ARRAY_SIZE(cols));
 }
 
 int pn_latload_table(struct pn_wl *w)

@@ -38,6 +38,10 @@ struct pn_latload {
  * or -EINVAL.  "" is one delay, 0. */
 int pn_latload_delays_parse(const char *s, uint32_t *delays, int max);
 
+/* The result table "bandwidth" of the bandwidth kernels (initiator, target,
+ * kernel, threads, gbps, theoretical_gbps, share, non_temporal_native). */
+int pn_latload_bw_table(struct pn_wl *w);
+
 /* The result table "loaded_latency" (its index, or -errno). */
 int pn_latload_table(struct pn_wl *w);
 
