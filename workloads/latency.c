@@ -9,9 +9,10 @@
  * (workloads/lib/nodebuf.h); bandwidth kernels with 1..N pinned threads
  * (workloads/lib/membw.h), the loaded-latency curve with 1..N-1 load threads and
  * MLC's injection delays (workloads/lib/latload.h); declared values from
- * core/sys/hmat.h.  Statistics and why idle figures move: docs/benchmarks.md.  A 16 KiB chase is each initiator's L1 reference.
- * Every buffer stays mapped until teardown and is in the page census: the
- * runner explains growth at the phase's peak with the census at the end.
+ * core/sys/hmat.h.  A 16 KiB chase is each initiator's L1 reference.  Every
+ * buffer stays mapped until teardown and is in the page census: the runner
+ * explains growth at the phase's peak with the census at the end.  The
+ * statistics, and why idle figures move on a shared host: docs/benchmarks.md.
  */
 #include <errno.h>
 #include <math.h>
@@ -59,7 +60,7 @@ static const struct pn_opt latency_opts[] = {
 	{ "bw_ms", PN_OPT_DURATION, "300ms", "one bandwidth measurement", NULL, 10, 600000 },
 	{ "loaded", PN_OPT_BOOL, "true", "the loaded-latency curve", NULL, 0, 0 },
 	{ "load_kernel", PN_OPT_STRING, "read", "kernel of the load threads", NULL, 0, 0 },
-	{ "delays", PN_OPT_STRING, "0,200,1000,5000,20000",
+	{ "delays", PN_OPT_STRING, "0,50,100,200,500,1000,2500,5000,20000",
 	  "injection delays of the loaded curve (MLC -d): spins of about a cycle after every "
 	  "64-byte line of each load thread; 0 = full load with 1, 2, 4, ... threads",
 	  NULL, 0, 0 },
@@ -103,11 +104,10 @@ struct lat_cell {
 struct lat_priv {
 	uint64_t chase_bytes, bw_bytes, sample_ms, bw_ms, seed;
 	size_t stride, window_bytes;
-	int samples, nthr_list, thr_list[64], ndelays;
-	uint32_t delays[PN_LATLOAD_MAX_DELAYS];
+	int samples, nthr_list, thr_list[64];
 	enum pn_huge huge;
 	bool bandwidth, loaded, kernels[PN_BW_NKINDS];
-	enum pn_bw_kind load_kernel;
+	struct pn_latload load;		/* the loaded curve's settings */
 	double theo_gbps[PN_MAX_NODES]; /* 0 = not given */
 	int ninit, ntarget;
 	struct lat_init *init;
@@ -115,7 +115,7 @@ struct lat_priv {
 	struct pn_nodebuf *bufs; /* per target: chase + 3 bandwidth arrays, until teardown */
 	struct lat_cell *cells;	 /* ninit x ntarget */
 	struct pn_virt virt;
-	int t_matrix, t_bw, t_loaded;
+	int t_matrix, t_bw;
 };
 
 static int latency_supported(const struct pn_env *env, char *why, size_t whylen)
@@ -211,6 +211,7 @@ static int plan_sizes(struct pn_wl *w, struct lat_priv *p)
 	dflt = 4 * llc > (64ULL << 20) ? 4 * llc : 64ULL << 20; /* 0 = this default */
 	p->chase_bytes = pn_param_size(&w->params, "size") ?: dflt;
 	p->bw_bytes = pn_param_size(&w->params, "bw_size") ?: dflt;
+	p->load.bytes = p->bw_bytes;
 	if (p->chase_bytes < 4 * llc)
 		pn_warn("workload latency: size %llu is below 4x the LLC (%llu): cache hits "
 			"will lower the figures",
@@ -239,6 +240,8 @@ static int latency_setup(struct pn_wl *w)
 	p->window_bytes = (size_t)pn_param_int(&w->params, "window_pages") * 4096;
 	p->samples = (int)pn_param_int(&w->params, "samples");
 	p->sample_ms = pn_param_duration_ms(&w->params, "sample_ms");
+	p->load.samples = (size_t)p->samples;
+	p->load.sample_ms = p->sample_ms;
 	p->bw_ms = pn_param_duration_ms(&w->params, "bw_ms");
 	p->seed = (uint64_t)pn_param_int(&w->params, "seed");
 	for (int i = 0; huge_names[i]; i++) /* an enum: resolve_params checked it */
@@ -255,12 +258,12 @@ static int latency_setup(struct pn_wl *w)
 		return pn_error(-EINVAL,
 				"workload latency: theoretical_gbps \"%s\" is not NODE=GB/s[,...]",
 				pn_param_str(&w->params, "theoretical_gbps"));
-	if (pn_bw_kind_parse(pn_param_str(&w->params, "load_kernel"), &p->load_kernel))
+	if (pn_bw_kind_parse(pn_param_str(&w->params, "load_kernel"), &p->load.kind))
 		return pn_error(-EINVAL, "workload latency: load_kernel \"%s\" is not a kernel",
 				pn_param_str(&w->params, "load_kernel"));
-	p->ndelays = pn_latload_delays_parse(pn_param_str(&w->params, "delays"), p->delays,
-					     PN_LATLOAD_MAX_DELAYS);
-	if (p->ndelays < 0)
+	p->load.ndelays = pn_latload_delays_parse(pn_param_str(&w->params, "delays"),
+						  p->load.delays, PN_LATLOAD_MAX_DELAYS);
+	if (p->load.ndelays < 0)
 		return pn_error(-EINVAL,
 				"workload latency: delays \"%s\" is not a list of at most %d "
 				"spin counts 0..10000000",
@@ -297,8 +300,10 @@ static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, 
 	for (int k = 0; k < PN_BW_NKINDS; k++) {
 		for (int t = 0; p->kernels[k] && t < nc && !pn_wl_should_stop(w); t++) {
 			int n = counts[t];
-			struct pn_bw_job j = { .kind = (enum pn_bw_kind)k, .bytes = p->bw_bytes,
-					       .nthreads = n, .cpus = li->cpus,
+			struct pn_bw_job j = { .kind = (enum pn_bw_kind)k,
+					       .bytes = p->bw_bytes,
+					       .nthreads = n,
+					       .cpus = li->cpus,
 					       .arr = { arr[0].addr, arr[1].addr, arr[2].addr } };
 			struct pn_bw_result r;
 			char lab[96];
@@ -323,20 +328,6 @@ static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, 
 		}
 	}
 	return 0;
-}
-
-static int measure_loaded(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, int target,
-			  struct pn_chase *c, struct pn_nodebuf *arr, const struct pn_lat_stats *idle)
-{
-	struct pn_latload ld = {
-		.table = p->t_loaded, .src = li->node, .dst = target, .cpus = li->cpus,
-		.ncpus = li->ncpus, .kind = p->load_kernel, .bytes = p->bw_bytes,
-		.arr = { arr[0].addr, arr[1].addr, arr[2].addr }, .delays = p->delays,
-		.ndelays = p->ndelays, .samples = (size_t)p->samples, .sample_ms = p->sample_ms,
-		.idle = idle,
-	};
-
-	return pn_latload_curve(w, c, &ld);
 }
 
 /* Map a buffer on the target, verify it page by page, add it to the census
@@ -372,6 +363,12 @@ static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 	for (int i = 0; !ret && i < p->ninit && !pn_wl_should_stop(w); i++) {
 		struct lat_init *li = &p->init[i];
 		struct lat_cell *cell = &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j];
+		struct pn_latload_at at = { .src = li->node,
+					    .dst = target,
+					    .cpus = li->cpus,
+					    .ncpus = li->ncpus,
+					    .idle = &cell->idle,
+					    .arr = { arr[0].addr, arr[1].addr, arr[2].addr } };
 
 		if (!li->ncpus || (ret = pn_pin_thread(li->cpus[0])))
 			continue;
@@ -380,7 +377,7 @@ static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 		if (!ret && p->bandwidth)
 			ret = measure_bw(w, p, li, target, arr);
 		if (!ret && p->loaded)
-			ret = measure_loaded(w, p, li, target, &c, arr, &cell->idle);
+			ret = pn_latload_curve(w, &c, &p->load, &at);
 	}
 	return ret;
 }
@@ -512,7 +509,7 @@ static void make_tables(struct pn_wl *w, struct lat_priv *p)
 				   "declared value and the ratio to the initiator's local DRAM",
 				   matrix_cols, PN_ARRAY_SIZE(matrix_cols));
 	p->t_bw = p->bandwidth ? pn_latload_bw_table(w) : -1;
-	p->t_loaded = p->loaded ? pn_latload_table(w) : -1;
+	p->load.table = p->loaded ? pn_latload_table(w) : -1;
 }
 
 static void notes(struct pn_wl *w, struct lat_priv *p)

@@ -43,8 +43,11 @@ static int round_once(size_t bytes, int nt, unsigned bw_ms, uint64_t seed,
 	if (!ret)
 		ret = pn_chase_build(&c, cb.addr, cb.bytes, 256, 64 * 4096UL, seed);
 	for (int m = 0; !ret && m < NMEAS; m++) {
-		struct pn_bw_job j = { .kind = PN_BW_READ, .arr = { ab.addr }, .bytes = ab.bytes,
-				       .nthreads = nt, .cpus = cpus };
+		struct pn_bw_job j = { .kind = PN_BW_READ,
+				       .arr = { ab.addr },
+				       .bytes = ab.bytes,
+				       .nthreads = nt,
+				       .cpus = cpus };
 
 		if (m == 2)
 			ret = pn_bw_measure(&j, bw_ms, &r);
@@ -73,14 +76,16 @@ int main(int argc, char **argv)
 		switch (opt) {
 		case 's':
 			if (pn_parse_size(optarg, &v) || v < (1UL << 20))
-				return fprintf(stderr, "chaseorder: -s %s: a size >= 1M\n", optarg), 2;
+				return fprintf(stderr, "chaseorder: -s %s: a size >= 1M\n", optarg),
+				       2;
 			bytes = (size_t)v;
 			break;
 		case 'r': rounds = atoi(optarg); break;
 		case 't': nt = atoi(optarg); break;
 		case 'm': bw_ms = (unsigned)atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: chaseorder [-s SIZE] [-r ROUNDS] [-t THREADS] [-m MS]\n");
+			fprintf(stderr,
+				"usage: chaseorder [-s SIZE] [-r ROUNDS] [-t THREADS] [-m MS]\n");
 			return 2;
 		}
 	}
@@ -96,7 +101,8 @@ int main(int argc, char **argv)
 			return fprintf(stderr, "chaseorder: round %d failed\n", r), 1;
 		printf("round %d:", r);
 		for (int m = 0; m < NMEAS; m++)
-			printf("  %s %.1f/%.1f", meas_names[m], st[r][m].min_ns, st[r][m].median_ns);
+			printf("  %s %.1f/%.1f", meas_names[m], st[r][m].min_ns,
+			       st[r][m].median_ns);
 		printf("\n");
 		fflush(stdout);
 	}
@@ -107,8 +113,8 @@ int main(int argc, char **argv)
 			best[r] = st[r][m].min_ns / st[r][0].min_ns;
 			median[r] = st[r][m].median_ns / st[r][0].median_ns;
 		}
-		printf("%s / idle, median over %d rounds: best %.2fx, median %.2fx\n", meas_names[m],
-		       rounds, med(best, rounds), med(median, rounds));
+		printf("%s / idle, median over %d rounds: best %.2fx, median %.2fx\n",
+		       meas_names[m], rounds, med(best, rounds), med(median, rounds));
 	}
 	return 0;
 }

@@ -79,31 +79,34 @@ int pn_latload_table(struct pn_wl *w)
 			    cols, PN_ARRAY_SIZE(cols));
 }
 
-static void point(struct pn_wl *w, const struct pn_latload *ld, int n, uint32_t delay,
-		  const struct pn_lat_stats *st, double gbps)
+static void point(struct pn_wl *w, const struct pn_latload *ld, const struct pn_latload_at *at,
+		  int n, uint32_t delay, const struct pn_lat_stats *st, double gbps)
 {
 	char lab[96];
 
-	snprintf(lab, sizeof(lab), "src=%d,dst=%d,load_threads=%d,delay=%u", ld->src, ld->dst, n,
+	snprintf(lab, sizeof(lab), "src=%d,dst=%d,load_threads=%d,delay=%u", at->src, at->dst, n,
 		 delay);
 	pn_wl_metric(w, "loaded_latency_ns", lab, st->median_ns);
-	pn_res_table_row(&w->res, ld->table, (int64_t)ld->src, (int64_t)ld->dst, (int64_t)n,
+	pn_res_table_row(&w->res, ld->table, (int64_t)at->src, (int64_t)at->dst, (int64_t)n,
 			 (int64_t)delay, pn_bw_kind_name(ld->kind), st->min_ns, st->median_ns,
 			 st->p99_ns, gbps);
 }
 
 /* One point: n load threads with `delay`, the chase timed meanwhile. */
-static int measure(struct pn_wl *w, struct pn_chase *c, const struct pn_latload *ld, int n,
-		   uint32_t delay)
+static int measure(struct pn_wl *w, struct pn_chase *c, const struct pn_latload *ld,
+		   const struct pn_latload_at *at, int n, uint32_t delay)
 {
-	struct pn_bw_job j = { .kind = ld->kind, .bytes = ld->bytes, .nthreads = n,
-			       .cpus = ld->cpus + 1, .delay = delay };
+	struct pn_bw_job j = { .kind = ld->kind,
+			       .bytes = ld->bytes,
+			       .nthreads = n,
+			       .cpus = at->cpus + 1,
+			       .delay = delay };
 	struct pn_bw_result r = { 0 };
 	struct pn_lat_stats st;
 	struct pn_bw_load *l;
 	int ret;
 
-	memcpy(j.arr, ld->arr, sizeof(j.arr));
+	memcpy(j.arr, at->arr, sizeof(j.arr));
 	ret = pn_bw_start(&j, &l);
 	if (ret)
 		return pn_error(ret, "workload latency: load threads: %s", strerror(-ret));
@@ -111,21 +114,22 @@ static int measure(struct pn_wl *w, struct pn_chase *c, const struct pn_latload 
 	pn_bw_stop(l, &r);
 	if (ret)
 		return pn_error(ret, "workload latency: loaded chase: %s", strerror(-ret));
-	point(w, ld, n, delay, &st, r.bytes_per_sec / 1e9);
+	point(w, ld, at, n, delay, &st, r.bytes_per_sec / 1e9);
 	return 0;
 }
 
-int pn_latload_curve(struct pn_wl *w, struct pn_chase *c, const struct pn_latload *ld)
+int pn_latload_curve(struct pn_wl *w, struct pn_chase *c, const struct pn_latload *ld,
+		     const struct pn_latload_at *at)
 {
-	int counts[64], nc = pn_count_steps(1, ld->ncpus - 1, counts, 64), ret = 0;
+	int counts[64], nc = pn_count_steps(1, at->ncpus - 1, counts, 64), ret = 0;
 
-	point(w, ld, 0, 0, ld->idle, 0);
+	point(w, ld, at, 0, 0, at->idle, 0);
 	for (int d = 0; !ret && d < ld->ndelays && !pn_wl_should_stop(w); d++) {
 		if (ld->delays[d]) /* every load thread, throttled */
-			ret = nc ? measure(w, c, ld, ld->ncpus - 1, ld->delays[d]) : 0;
+			ret = nc ? measure(w, c, ld, at, at->ncpus - 1, ld->delays[d]) : 0;
 		else
 			for (int t = 0; !ret && t < nc && !pn_wl_should_stop(w); t++)
-				ret = measure(w, c, ld, counts[t], 0);
+				ret = measure(w, c, ld, at, counts[t], 0);
 	}
 	return ret;
 }

@@ -19,18 +19,23 @@
 
 #define PN_LATLOAD_MAX_DELAYS 32
 
+/* The curve's settings, the same for every pair. */
 struct pn_latload {
-	int table;	  /* from pn_latload_table() */
-	int src, dst;	  /* node labels */
-	const int *cpus;  /* the initiator's CPUs: the chase runs on cpus[0] */
-	int ncpus;	  /* load threads go on cpus[1..ncpus) */
+	int table; /* from pn_latload_table() */
 	enum pn_bw_kind kind;
-	char *arr[3];	  /* the load kernel's arrays, `bytes` each */
-	size_t bytes;
-	const uint32_t *delays; /* MLC injection delays (0 = full load), in order */
+	size_t bytes;				/* of each load array */
+	uint32_t delays[PN_LATLOAD_MAX_DELAYS]; /* MLC injection delays (0 = full load) */
 	int ndelays;
-	size_t samples;	  /* chase samples per point (first dropped) */
+	size_t samples; /* chase samples per point (first dropped) */
 	uint64_t sample_ms;
+};
+
+/* One initiator and target. */
+struct pn_latload_at {
+	int src, dst;			 /* node labels */
+	const int *cpus;		 /* the initiator's CPUs: the chase runs on cpus[0], */
+	int ncpus;			 /* load threads on cpus[1..ncpus) */
+	char *arr[3];			 /* the load kernel's arrays */
 	const struct pn_lat_stats *idle; /* the zero-load point */
 };
 
@@ -47,7 +52,8 @@ int pn_latload_table(struct pn_wl *w);
 
 /* Every point of the curve for one initiator and target, as table rows and
  * loaded_latency_ns metrics (labels src, dst, load_threads, delay).  The
- * caller runs pinned to cpus[0].  0 or -errno (message printed). */
-int pn_latload_curve(struct pn_wl *w, struct pn_chase *c, const struct pn_latload *ld);
+ * caller runs pinned to at->cpus[0].  0 or -errno (message printed). */
+int pn_latload_curve(struct pn_wl *w, struct pn_chase *c, const struct pn_latload *ld,
+		     const struct pn_latload_at *at);
 
 #endif /* PN_LATLOAD_H */
