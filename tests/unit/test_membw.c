@@ -147,7 +147,7 @@ static void test_delay_throttles(void **state)
 	memset(b[1].addr, 0x5a, 8192);
 	memset(b[0].addr, 0, 8192);
 	assert_int_equal(pn_bw_measure(&j, 50, &rd), 0);
-	assert_true(rd.bytes >= 2 * 8192);
+	assert_true(rd.bytes >= 2 * 8192UL);
 	for (size_t i = 0; i < 8192; i += 64)
 		assert_int_equal(((unsigned char *)b[0].addr)[i + 63], 0x5a);
 	free_arrays(b);
