@@ -26,6 +26,7 @@
 #include "core/lib/pn.h"
 #include "core/sys/topology.h"
 #include "core/api/workload.h"
+#include "workloads/lib/latload.h"
 #include "wltest.h"
 
 extern const struct pn_workload pn_workload_latency;
@@ -165,6 +166,26 @@ static void test_bad_options(void **state)
 	}
 }
 
+/* The delays list: MLC's -d values in order; "" is full load only. */
+static void test_delays_parse(void **state)
+{
+	uint32_t d[PN_LATLOAD_MAX_DELAYS];
+	char many[256] = "0";
+
+	(void)state;
+	assert_int_equal(pn_latload_delays_parse("0,50,20000", d, PN_LATLOAD_MAX_DELAYS), 3);
+	assert_true(d[0] == 0 && d[1] == 50 && d[2] == 20000);
+	assert_int_equal(pn_latload_delays_parse("", d, PN_LATLOAD_MAX_DELAYS), 1);
+	assert_int_equal(d[0], 0);
+	assert_int_equal(pn_latload_delays_parse("10000000", d, 1), 1);
+	for (int i = 1; i <= PN_LATLOAD_MAX_DELAYS; i++) /* one too many */
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",%d", i);
+	assert_int_equal(pn_latload_delays_parse(many, d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+	assert_int_equal(pn_latload_delays_parse("5,,6", d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+	assert_int_equal(pn_latload_delays_parse(" 5", d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+	assert_int_equal(pn_latload_delays_parse("10000001", d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+}
+
 static int group_setup(void **state)
 {
 	(void)state;
@@ -184,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_on_this_host),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_delays_parse),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
