@@ -36,7 +36,6 @@
 
 #define L1_REF_BYTES (16UL << 10)
 #define MAX_CPUS     1024
-#define DISTURBED    1.25 /* median over best sample beyond which the run says so */
 
 static const char *const huge_names[] = { "none", "auto", "thp", "hugetlb", NULL };
 
@@ -454,7 +453,7 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 	pn_wl_metric(w, "idle_latency_ns", lab, c->idle.median_ns);
 	pn_wl_metric(w, "idle_latency_min_ns", lab, c->idle.min_ns);
 	pn_wl_metric(w, "idle_latency_mean_ns", lab, c->idle.mean_ns);
-	if (c->idle.median_ns > DISTURBED * c->idle.min_ns)
+	if (pn_lat_disturbed(&c->idle))
 		pn_res_note(&w->res,
 			    "%s: median %.1f ns is %.2fx the best sample %.1f ns: other memory "
 			    "traffic on the host disturbed the chase; compare best samples "

@@ -209,6 +209,11 @@ void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s)
 	s->max_ns = v[n - 1];
 }
 
+bool pn_lat_disturbed(const struct pn_lat_stats *s)
+{
+	return s->n && s->min_ns > 0 && s->median_ns > PN_LAT_DISTURBED * s->min_ns;
+}
+
 int pn_chase_measure(struct pn_chase *c, size_t nsamples, uint64_t sample_ms,
 		     struct pn_lat_stats *st)
 {

@@ -14,6 +14,7 @@
 #ifndef PN_CHASE_H
 #define PN_CHASE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -83,6 +84,11 @@ struct pn_lat_stats {
 	size_t n;
 };
 void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s);
+
+/* Median over best sample beyond which a measurement is called disturbed (other
+ * memory traffic on the host; the latency workload says so in its notes). */
+#define PN_LAT_DISTURBED 1.25
+bool pn_lat_disturbed(const struct pn_lat_stats *s);
 
 /* Last-level cache size of the CPU the caller runs on (the largest unified
  * or data cache in /sys/devices/system/cpu/cpuN/cache, through the sysroot;
