@@ -6,11 +6,13 @@
  *
  * Method (multichase, Intel MLC, MICRO'23): workloads/lib/chase.h, pinned to the
  * initiator's first CPU, buffers MPOL_BIND to the target with huge pages
- * (workloads/lib/nodebuf.h); bandwidth kernels with 1..N pinned threads and the
- * loaded-latency curve with 0..N-1 load threads (workloads/lib/membw.h); declared
- * values from core/sys/hmat.h.  A 16 KiB chase is each initiator's L1 reference.
- * Every buffer stays mapped until teardown and is in the page census: the
- * runner explains growth at the phase's peak with the census at the end.
+ * (workloads/lib/nodebuf.h); bandwidth kernels with 1..N pinned threads
+ * (workloads/lib/membw.h), the loaded-latency curve with 1..N-1 load threads and
+ * MLC's injection delays (workloads/lib/latload.h); declared values from
+ * core/sys/hmat.h.  A 16 KiB chase is each initiator's L1 reference.  Every
+ * buffer stays mapped until teardown and is in the page census: the runner
+ * explains growth at the phase's peak with the census at the end.  The
+ * statistics, and why idle figures move on a shared host: docs/benchmarks.md.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,6 +26,7 @@
 #include "workloads/lib/chase.h"
 #include "core/sys/hmat.h"
 #include "core/sys/knob.h"
+#include "workloads/lib/latload.h"
 #include "workloads/lib/membw.h"
 #include "workloads/lib/nodebuf.h"
 #include "core/api/placement.h"
@@ -56,6 +59,10 @@ static const struct pn_opt latency_opts[] = {
 	{ "bw_ms", PN_OPT_DURATION, "300ms", "one bandwidth measurement", NULL, 10, 600000 },
 	{ "loaded", PN_OPT_BOOL, "true", "the loaded-latency curve", NULL, 0, 0 },
 	{ "load_kernel", PN_OPT_STRING, "read", "kernel of the load threads", NULL, 0, 0 },
+	{ "delays", PN_OPT_STRING, "0,50,100,200,500,1000,2500,5000,20000",
+	  "injection delays of the loaded curve (MLC -d): spins of about a cycle after every "
+	  "64-byte line of each load thread; 0 = full load with 1, 2, 4, ... threads",
+	  NULL, 0, 0 },
 	{ "theoretical_gbps", PN_OPT_STRING, "",
 	  "peak bandwidth per target, \"0=38.4,2=19.2\" (GB/s), for the share column", NULL, 0, 0 },
 	{ "seed", PN_OPT_INT, "1", "permutation seed", NULL, 0, 2147483647.0 },
@@ -64,8 +71,12 @@ static const struct pn_opt latency_opts[] = {
 
 static const struct pn_metric_decl latency_metrics[] = {
 	{ "idle_latency_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN,
-	  "median chase latency per hop (labels src, dst)" },
-	{ "idle_latency_min_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MIN, NULL },
+	  "median of the chase samples, ns per hop (labels src, dst); other memory traffic "
+	  "on the host raises it, see idle_latency_min_ns" },
+	{ "idle_latency_min_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MIN,
+	  "best sample: google/multichase's figure, the least disturbed by other tenants" },
+	{ "idle_latency_mean_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN,
+	  "mean of the samples: Intel MLC's idle latency and multichase -a" },
 	{ "idle_latency_p99_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN, NULL },
 	{ "latency_ratio_to_local", PN_UNIT_RATIO, PN_BETTER_LOWER, PN_AGG_MEDIAN,
 	  "median latency over the initiator's local DRAM" },
@@ -74,7 +85,8 @@ static const struct pn_metric_decl latency_metrics[] = {
 	{ "bandwidth", PN_UNIT_BYTES_PER_SEC, PN_BETTER_HIGHER, PN_AGG_MEDIAN,
 	  "labels src, dst, kernel, threads" },
 	{ "loaded_latency_ns", PN_UNIT_NS, PN_BETTER_LOWER, PN_AGG_MEDIAN,
-	  "chase latency with load threads (labels src, dst, load_threads)" },
+	  "median chase latency with load threads (labels src, dst, load_threads, delay); "
+	  "load_threads 0 is the idle measurement" },
 	{ NULL },
 };
 
@@ -94,7 +106,7 @@ struct lat_priv {
 	int samples, nthr_list, thr_list[64];
 	enum pn_huge huge;
 	bool bandwidth, loaded, kernels[PN_BW_NKINDS];
-	enum pn_bw_kind load_kernel;
+	struct pn_latload load;		/* the loaded curve's settings */
 	double theo_gbps[PN_MAX_NODES]; /* 0 = not given */
 	int ninit, ntarget;
 	struct lat_init *init;
@@ -102,7 +114,7 @@ struct lat_priv {
 	struct pn_nodebuf *bufs; /* per target: chase + 3 bandwidth arrays, until teardown */
 	struct lat_cell *cells;	 /* ninit x ntarget */
 	struct pn_virt virt;
-	int t_matrix, t_bw, t_loaded;
+	int t_matrix, t_bw;
 };
 
 static int latency_supported(const struct pn_env *env, char *why, size_t whylen)
@@ -198,6 +210,7 @@ static int plan_sizes(struct pn_wl *w, struct lat_priv *p)
 	dflt = 4 * llc > (64ULL << 20) ? 4 * llc : 64ULL << 20; /* 0 = this default */
 	p->chase_bytes = pn_param_size(&w->params, "size") ?: dflt;
 	p->bw_bytes = pn_param_size(&w->params, "bw_size") ?: dflt;
+	p->load.bytes = p->bw_bytes;
 	if (p->chase_bytes < 4 * llc)
 		pn_warn("workload latency: size %llu is below 4x the LLC (%llu): cache hits "
 			"will lower the figures",
@@ -226,6 +239,8 @@ static int latency_setup(struct pn_wl *w)
 	p->window_bytes = (size_t)pn_param_int(&w->params, "window_pages") * 4096;
 	p->samples = (int)pn_param_int(&w->params, "samples");
 	p->sample_ms = pn_param_duration_ms(&w->params, "sample_ms");
+	p->load.samples = (size_t)p->samples;
+	p->load.sample_ms = p->sample_ms;
 	p->bw_ms = pn_param_duration_ms(&w->params, "bw_ms");
 	p->seed = (uint64_t)pn_param_int(&w->params, "seed");
 	for (int i = 0; huge_names[i]; i++) /* an enum: resolve_params checked it */
@@ -242,9 +257,16 @@ static int latency_setup(struct pn_wl *w)
 		return pn_error(-EINVAL,
 				"workload latency: theoretical_gbps \"%s\" is not NODE=GB/s[,...]",
 				pn_param_str(&w->params, "theoretical_gbps"));
-	if (pn_bw_kind_parse(pn_param_str(&w->params, "load_kernel"), &p->load_kernel))
+	if (pn_bw_kind_parse(pn_param_str(&w->params, "load_kernel"), &p->load.kind))
 		return pn_error(-EINVAL, "workload latency: load_kernel \"%s\" is not a kernel",
 				pn_param_str(&w->params, "load_kernel"));
+	p->load.ndelays = pn_latload_delays_parse(pn_param_str(&w->params, "delays"),
+						  p->load.delays, PN_LATLOAD_MAX_DELAYS);
+	if (p->load.ndelays < 0)
+		return pn_error(-EINVAL,
+				"workload latency: delays \"%s\" is not a list of at most %d "
+				"spin counts 0..10000000",
+				pn_param_str(&w->params, "delays"), PN_LATLOAD_MAX_DELAYS);
 	if (strcmp(thr, "all") != 0) {
 		p->nthr_list = pn_cpulist_parse(thr, p->thr_list, (int)PN_ARRAY_SIZE(p->thr_list));
 		if (p->nthr_list <= 0 || p->thr_list[0] < 1)
@@ -256,18 +278,6 @@ static int latency_setup(struct pn_wl *w)
 	if ((ret = plan_initiators(w, p)) || (ret = plan_targets(w, p)))
 		return ret;
 	return plan_sizes(w, p);
-}
-
-static void bw_job(struct pn_bw_job *j, enum pn_bw_kind k, struct pn_nodebuf *arr, size_t bytes,
-		   const int *cpus, int n)
-{
-	memset(j, 0, sizeof(*j));
-	j->kind = k;
-	for (int a = 0; a < 3; a++)
-		j->arr[a] = arr[a].addr;
-	j->bytes = bytes;
-	j->cpus = cpus;
-	j->nthreads = n;
 }
 
 /* Bandwidth thread counts: the config's list, else 1, 2, 4, ... CPUs. */
@@ -289,13 +299,16 @@ static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, 
 	for (int k = 0; k < PN_BW_NKINDS; k++) {
 		for (int t = 0; p->kernels[k] && t < nc && !pn_wl_should_stop(w); t++) {
 			int n = counts[t];
-			struct pn_bw_job j;
+			struct pn_bw_job j = { .kind = (enum pn_bw_kind)k,
+					       .bytes = p->bw_bytes,
+					       .nthreads = n,
+					       .cpus = li->cpus,
+					       .arr = { arr[0].addr, arr[1].addr, arr[2].addr } };
 			struct pn_bw_result r;
 			char lab[96];
 			double gbps, share;
 			int ret;
 
-			bw_job(&j, (enum pn_bw_kind)k, arr, p->bw_bytes, li->cpus, n);
 			ret = pn_bw_measure(&j, p->bw_ms, &r);
 			if (ret)
 				return pn_error(ret, "workload latency: %s bandwidth: %s",
@@ -312,41 +325,6 @@ static int measure_bw(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, 
 					 p->theo_gbps[target] > 0 ? p->theo_gbps[target] : NAN,
 					 share, k != PN_BW_WRITE_NT || pn_bw_nt_native());
 		}
-	}
-	return 0;
-}
-
-static int measure_loaded(struct pn_wl *w, struct lat_priv *p, struct lat_init *li, int target,
-			  struct pn_chase *c, struct pn_nodebuf *arr)
-{
-	int counts[64], nc = pn_count_steps(0, li->ncpus - 1, counts, 64);
-
-	for (int t = 0; t < nc && !pn_wl_should_stop(w); t++) {
-		int n = counts[t];
-		struct pn_bw_load *l = NULL;
-		struct pn_bw_result r = { 0 };
-		struct pn_lat_stats st;
-		struct pn_bw_job j;
-		char lab[64];
-		int ret;
-
-		if (n) {
-			bw_job(&j, p->load_kernel, arr, p->bw_bytes, li->cpus + 1, n);
-			ret = pn_bw_start(&j, &l);
-			if (ret)
-				return pn_error(ret, "workload latency: load threads: %s",
-						strerror(-ret));
-		}
-		ret = pn_chase_measure(c, (size_t)p->samples, p->sample_ms, &st);
-		if (l)
-			pn_bw_stop(l, &r);
-		if (ret)
-			return ret;
-		snprintf(lab, sizeof(lab), "src=%d,dst=%d,load_threads=%d", li->node, target, n);
-		pn_wl_metric(w, "loaded_latency_ns", lab, st.median_ns);
-		pn_res_table_row(&w->res, p->t_loaded, (int64_t)li->node, (int64_t)target,
-				 (int64_t)n, pn_bw_kind_name(p->load_kernel), st.median_ns,
-				 st.p99_ns, r.bytes_per_sec / 1e9);
 	}
 	return 0;
 }
@@ -383,16 +361,22 @@ static int measure_target(struct pn_wl *w, struct lat_priv *p, int j)
 		ret = take(w, p, &arr[a], target, p->bw_bytes);
 	for (int i = 0; !ret && i < p->ninit && !pn_wl_should_stop(w); i++) {
 		struct lat_init *li = &p->init[i];
+		struct lat_cell *cell = &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j];
+		struct pn_latload_at at = { .src = li->node,
+					    .dst = target,
+					    .cpus = li->cpus,
+					    .ncpus = li->ncpus,
+					    .idle = &cell->idle,
+					    .arr = { arr[0].addr, arr[1].addr, arr[2].addr } };
 
 		if (!li->ncpus || (ret = pn_pin_thread(li->cpus[0])))
 			continue;
-		ret = pn_chase_measure(&c, (size_t)p->samples, p->sample_ms,
-				       &p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].idle);
-		p->cells[(size_t)i * (size_t)p->ntarget + (size_t)j].measured = !ret;
+		ret = pn_chase_measure(&c, (size_t)p->samples, p->sample_ms, &cell->idle);
+		cell->measured = !ret;
 		if (!ret && p->bandwidth)
 			ret = measure_bw(w, p, li, target, arr);
 		if (!ret && p->loaded)
-			ret = measure_loaded(w, p, li, target, &c, arr);
+			ret = pn_latload_curve(w, &c, &p->load, &at);
 	}
 	return ret;
 }
@@ -423,6 +407,7 @@ static const struct pn_col matrix_cols[] = {
 	{ "role", PN_COL_STR, PN_UNIT_NONE },
 	{ "latency_min", PN_COL_NUM, PN_UNIT_NS },
 	{ "latency_median", PN_COL_NUM, PN_UNIT_NS },
+	{ "latency_mean", PN_COL_NUM, PN_UNIT_NS },
 	{ "latency_p99", PN_COL_NUM, PN_UNIT_NS },
 	{ "declared_latency", PN_COL_NUM, PN_UNIT_NS },
 	{ "declared_source", PN_COL_STR, PN_UNIT_NONE },
@@ -467,12 +452,20 @@ static void matrix_row(struct pn_wl *w, struct lat_priv *p, const struct pn_hmat
 	snprintf(lab, sizeof(lab), "src=%d,dst=%d", p->init[i].node, p->targets[j]);
 	pn_wl_metric(w, "idle_latency_ns", lab, c->idle.median_ns);
 	pn_wl_metric(w, "idle_latency_min_ns", lab, c->idle.min_ns);
+	pn_wl_metric(w, "idle_latency_mean_ns", lab, c->idle.mean_ns);
+	if (pn_lat_disturbed(&c->idle))
+		pn_res_note(&w->res,
+			    "%s: median %.1f ns is %.2fx the best sample %.1f ns: other memory "
+			    "traffic on the host disturbed the chase; compare best samples "
+			    "(idle_latency_min_ns) or rerun on a quiet host",
+			    lab, c->idle.median_ns, c->idle.median_ns / c->idle.min_ns,
+			    c->idle.min_ns);
 	pn_wl_metric(w, "idle_latency_p99_ns", lab, c->idle.p99_ns);
 	if (!isnan(ratio))
 		pn_wl_metric(w, "latency_ratio_to_local", lab, ratio);
 	pn_res_table_row(&w->res, t, (int64_t)p->init[i].node, (int64_t)p->targets[j],
 			 priv ? "private" : "dram", c->idle.min_ns, c->idle.median_ns,
-			 c->idle.p99_ns, or_nan(decl), *src ? src : "not declared",
+			 c->idle.mean_ns, c->idle.p99_ns, or_nan(decl), *src ? src : "not declared",
 			 or_nan(hc->sysfs[0].read_latency_ns), or_nan(hc->sysfs[1].read_latency_ns),
 			 or_nan(hc->hwloc[PN_HW_READ_LATENCY] ? hc->hwloc[PN_HW_READ_LATENCY]
 							      : hc->hwloc[PN_HW_LATENCY]),
@@ -510,40 +503,12 @@ static void report(struct pn_wl *w, struct lat_priv *p)
 
 static void make_tables(struct pn_wl *w, struct lat_priv *p)
 {
-	static const struct pn_col bw_cols[] = {
-		{ "initiator", PN_COL_INT, PN_UNIT_NONE },
-		{ "target", PN_COL_INT, PN_UNIT_NONE },
-		{ "kernel", PN_COL_STR, PN_UNIT_NONE },
-		{ "threads", PN_COL_INT, PN_UNIT_COUNT },
-		{ "gbps", PN_COL_NUM, PN_UNIT_NONE },
-		{ "theoretical_gbps", PN_COL_NUM, PN_UNIT_NONE },
-		{ "share", PN_COL_NUM, PN_UNIT_PERCENT },
-		{ "non_temporal_native", PN_COL_BOOL, PN_UNIT_NONE },
-	};
-	static const struct pn_col ld_cols[] = {
-		{ "initiator", PN_COL_INT, PN_UNIT_NONE },
-		{ "target", PN_COL_INT, PN_UNIT_NONE },
-		{ "load_threads", PN_COL_INT, PN_UNIT_COUNT },
-		{ "load_kernel", PN_COL_STR, PN_UNIT_NONE },
-		{ "latency_median", PN_COL_NUM, PN_UNIT_NS },
-		{ "latency_p99", PN_COL_NUM, PN_UNIT_NS },
-		{ "load_gbps", PN_COL_NUM, PN_UNIT_NONE },
-	};
-
 	p->t_matrix = pn_res_table(&w->res, "latency_matrix",
 				   "idle load-to-use latency, initiator x target, beside the HMAT "
 				   "declared value and the ratio to the initiator's local DRAM",
 				   matrix_cols, PN_ARRAY_SIZE(matrix_cols));
-	p->t_bw = p->bandwidth ? pn_res_table(&w->res, "bandwidth",
-					      "GB/s (1e9 B/s, STREAM byte counting) per kernel "
-					      "and thread count",
-					      bw_cols, PN_ARRAY_SIZE(bw_cols))
-			       : -1;
-	p->t_loaded = p->loaded ? pn_res_table(&w->res, "loaded_latency",
-					       "chase latency with load threads on the "
-					       "initiator's other CPUs (x = load_threads)",
-					       ld_cols, PN_ARRAY_SIZE(ld_cols))
-				: -1;
+	p->t_bw = p->bandwidth ? pn_latload_bw_table(w) : -1;
+	p->load.table = p->loaded ? pn_latload_table(w) : -1;
 }
 
 static void notes(struct pn_wl *w, struct lat_priv *p)

@@ -175,8 +175,27 @@ static void test_stats(void **state)
 	assert_int_equal(s.n, 5);
 	assert_true(s.min_ns == 1 && s.max_ns == 5 && s.median_ns == 3);
 	assert_true(s.p99_ns > 4.9 && s.p99_ns <= 5);
+	assert_true(s.mean_ns == 3);
+	/* one disturbed sample moves the mean (MLC's, multichase -a), not min or median */
+	{
+		double w[] = { 100, 101, 102, 103, 900 };
+
+		pn_lat_stats(w, PN_ARRAY_SIZE(w), &s);
+		assert_true(s.min_ns == 100 && s.median_ns == 102 && s.mean_ns == 261.2);
+	}
+	/* disturbed: the median more than 1.25x the best sample */
+	{
+		double quiet[] = { 100, 110, 120, 124, 124.9 },
+		       busy[] = { 100, 120, 126, 300, 400 };
+
+		pn_lat_stats(quiet, PN_ARRAY_SIZE(quiet), &s);
+		assert_false(pn_lat_disturbed(&s));
+		pn_lat_stats(busy, PN_ARRAY_SIZE(busy), &s);
+		assert_true(pn_lat_disturbed(&s));
+	}
 	pn_lat_stats(v, 0, &s);
 	assert_int_equal(s.n, 0);
+	assert_false(pn_lat_disturbed(&s));
 }
 
 static void test_llc_fixtures(void **state)

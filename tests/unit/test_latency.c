@@ -5,7 +5,9 @@
  * filled with positive, sensibly ordered figures (a buffer of 4x the LLC is
  * slower than the 16 KiB L1 reference measured in the same run; figures are
  * printed, never compared with absolute times), every buffer is on its node
- * and in the census; bad options are config errors.
+ * and in the census; the loaded curve's zero-load point is the idle
+ * measurement itself, and its injection delays throttle the load (bandwidth
+ * falls as the delay grows); bad options are config errors.
  */
 #include <errno.h>
 #include <math.h>
@@ -24,6 +26,7 @@
 #include "core/lib/pn.h"
 #include "core/sys/topology.h"
 #include "core/api/workload.h"
+#include "workloads/lib/latload.h"
 #include "wltest.h"
 
 extern const struct pn_workload pn_workload_latency;
@@ -60,16 +63,49 @@ static int nrows(const cJSON *t)
 	return cJSON_GetArraySize(cJSON_GetObjectItem(t, "rows"));
 }
 
+/*
+ * The loaded curve of a 2-delay run ("0,100000"): the zero-load row is the
+ * idle cell (one condition, one figure: they once disagreed, 203 vs 283 ns);
+ * then 1, 2, 4, ... load threads at delay 0; then every load thread at
+ * delay 100000, whose bandwidth is far below the full-load one (a ratio, no
+ * absolute time).
+ */
+static void check_loaded(const cJSON *ld, const cJSON *m)
+{
+	int n = nrows(ld), cpus = 0, last;
+
+	for (int i = 0; i < n; i++)
+		printf("loaded: %g threads, delay %g: %.3f GB/s, median %.1f ns\n",
+		       cell(ld, i, "load_threads"), cell(ld, i, "delay"), cell(ld, i, "load_gbps"),
+		       cell(ld, i, "latency_median"));
+	assert_true(n >= 1);
+	assert_true(cell(ld, 0, "load_threads") == 0 && cell(ld, 0, "delay") == 0);
+	assert_true(cell(ld, 0, "latency_median") == cell(m, 0, "latency_median"));
+	assert_true(cell(ld, 0, "latency_min") == cell(m, 0, "latency_min"));
+	for (int i = 1; i < n; i++)
+		if (cell(ld, i, "delay") == 0)
+			cpus = (int)cell(ld, i, "load_threads");
+	if (n == 1) /* one usable CPU: no load threads, only the zero-load point */
+		return;
+	last = n - 1;
+	assert_true(cpus >= 1 && cell(ld, last, "delay") == 100000);
+	assert_true(cell(ld, last, "load_threads") == cpus);
+	for (int i = 1; i < n; i++)
+		assert_true(cell(ld, i, "load_gbps") > 0 && cell(ld, i, "latency_median") > 0);
+	assert_true(cell(ld, last - 1, "load_gbps") > 10 * cell(ld, last, "load_gbps"));
+}
+
 static void test_matrix_on_this_host(void **state)
 {
 	struct wlt c;
-	const cJSON *m, *bw, *ld, *chk;
+	const cJSON *m, *bw, *chk;
 	double med, l1;
 
 	(void)state;
 	ctx_init(&c, "{\"targets\": \"0\", \"initiators\": \"0\", \"samples\": 6, "
 		     "\"sample_ms\": \"10ms\", \"bw_ms\": \"50ms\", \"bw_kernels\": "
-		     "\"read,write_nt,triad\", \"theoretical_gbps\": \"0=100\"}");
+		     "\"read,write_nt,triad\", \"theoretical_gbps\": \"0=100\", "
+		     "\"delays\": \"0,100000\"}");
 	assert_int_equal(W->setup(&c.w), 0);
 	assert_true(c.w.mem_bytes >= 4 * 64ULL << 20);
 	assert_int_equal(W->run(&c.w), 0);
@@ -82,6 +118,7 @@ static void test_matrix_on_this_host(void **state)
 	       cell(m, 0, "latency_min"), med, cell(m, 0, "latency_p99"), l1, med / l1);
 	assert_true(l1 > 0 && cell(m, 0, "latency_min") > 0);
 	assert_true(cell(m, 0, "latency_min") <= med && med <= cell(m, 0, "latency_p99"));
+	assert_true(cell(m, 0, "latency_min") <= cell(m, 0, "latency_mean"));
 	assert_true(med > 2 * l1);
 	assert_true(cell(m, 0, "ratio_to_local") == 1.0);
 	bw = wlt_table(&c.w.res, "bandwidth");
@@ -90,11 +127,7 @@ static void test_matrix_on_this_host(void **state)
 		assert_true(cell(bw, i, "gbps") > 0);
 		assert_true(fabs(cell(bw, i, "share") - cell(bw, i, "gbps")) < 1e-9); /* of 100 */
 	}
-	ld = wlt_table(&c.w.res, "loaded_latency");
-	assert_true(nrows(ld) >= 1);
-	assert_true(cell(ld, 0, "load_threads") == 0 && cell(ld, 0, "latency_median") > 0);
-	if (nrows(ld) > 1)
-		assert_true(cell(ld, 1, "load_gbps") > 0);
+	check_loaded(wlt_table(&c.w.res, "loaded_latency"), m);
 	/* census: 4 buffers (chase + 3 arrays), every page on node 0 */
 	assert_true(c.w.res.verified);
 	assert_true(c.w.res.explicit_pages > 0);
@@ -117,6 +150,10 @@ static void test_bad_options(void **state)
 		"{\"initiators\": \"7\"}",
 		"{\"targets\": \"9\"}",
 		"{\"bw_threads\": \"0\"}",
+		"{\"delays\": \"0,x\"}",
+		"{\"delays\": \"0,\"}",
+		"{\"delays\": \"-5\"}",
+		"{\"delays\": \"20000000\"}",
 	};
 
 	(void)state;
@@ -127,6 +164,26 @@ static void test_bad_options(void **state)
 		assert_int_equal(W->setup(&c.w), -EINVAL);
 		wlt_fini(&c, false);
 	}
+}
+
+/* The delays list: MLC's -d values in order; "" is full load only. */
+static void test_delays_parse(void **state)
+{
+	uint32_t d[PN_LATLOAD_MAX_DELAYS];
+	char many[256] = "0";
+
+	(void)state;
+	assert_int_equal(pn_latload_delays_parse("0,50,20000", d, PN_LATLOAD_MAX_DELAYS), 3);
+	assert_true(d[0] == 0 && d[1] == 50 && d[2] == 20000);
+	assert_int_equal(pn_latload_delays_parse("", d, PN_LATLOAD_MAX_DELAYS), 1);
+	assert_int_equal(d[0], 0);
+	assert_int_equal(pn_latload_delays_parse("10000000", d, 1), 1);
+	for (int i = 1; i <= PN_LATLOAD_MAX_DELAYS; i++) /* one too many */
+		snprintf(many + strlen(many), sizeof(many) - strlen(many), ",%d", i);
+	assert_int_equal(pn_latload_delays_parse(many, d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+	assert_int_equal(pn_latload_delays_parse("5,,6", d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+	assert_int_equal(pn_latload_delays_parse(" 5", d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
+	assert_int_equal(pn_latload_delays_parse("10000001", d, PN_LATLOAD_MAX_DELAYS), -EINVAL);
 }
 
 static int group_setup(void **state)
@@ -148,6 +205,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_matrix_on_this_host),
 		cmocka_unit_test(test_bad_options),
+		cmocka_unit_test(test_delays_parse),
 	};
 
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

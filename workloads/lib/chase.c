@@ -194,14 +194,24 @@ int pn_cache_flush(const void *buf, size_t bytes)
 
 void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s)
 {
+	double sum = 0;
+
 	memset(s, 0, sizeof(*s));
 	if (!n)
 		return;
 	s->n = n;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i];
+	s->mean_ns = sum / (double)n;
 	s->p99_ns = pn_percentile(v, n, 99.0); /* sorts v */
 	s->median_ns = pn_median(v, n);
 	s->min_ns = v[0];
 	s->max_ns = v[n - 1];
+}
+
+bool pn_lat_disturbed(const struct pn_lat_stats *s)
+{
+	return s->n && s->min_ns > 0 && s->median_ns > PN_LAT_DISTURBED * s->min_ns;
 }
 
 int pn_chase_measure(struct pn_chase *c, size_t nsamples, uint64_t sample_ms,

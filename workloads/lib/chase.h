@@ -14,6 +14,7 @@
 #ifndef PN_CHASE_H
 #define PN_CHASE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -70,12 +71,24 @@ int pn_chase_reference_ns(size_t bytes, size_t nsamples, uint64_t sample_ms, dou
  * x86, dc civac on arm64).  -EOPNOTSUPP elsewhere. */
 int pn_cache_flush(const void *buf, size_t bytes);
 
-/* Summary of samples (sorts v): min, median, p99 and max, ns. */
+/*
+ * Summary of samples (sorts v), ns per hop.  min is the best sample, the
+ * figure google/multichase prints by default; mean is the average of the
+ * samples (equal hops each, so total time over total hops), what
+ * `multichase -a` and Intel MLC's idle latency print; median is pnbench's
+ * headline.  On a host where other tenants' memory traffic comes and goes,
+ * median and mean follow that traffic and min does not (docs/benchmarks.md).
+ */
 struct pn_lat_stats {
-	double min_ns, median_ns, p99_ns, max_ns;
+	double min_ns, median_ns, mean_ns, p99_ns, max_ns;
 	size_t n;
 };
 void pn_lat_stats(double *v, size_t n, struct pn_lat_stats *s);
+
+/* Median over best sample beyond which a measurement is called disturbed (other
+ * memory traffic on the host; the latency workload says so in its notes). */
+#define PN_LAT_DISTURBED 1.25
+bool pn_lat_disturbed(const struct pn_lat_stats *s);
 
 /* Last-level cache size of the CPU the caller runs on (the largest unified
  * or data cache in /sys/devices/system/cpu/cpuN/cache, through the sysroot;

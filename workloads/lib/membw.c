@@ -6,7 +6,8 @@
  * wider types without -mavx are lowered through the stack), so they do not
  * depend on the auto-vectoriser's mood.  Each
  * thread works on its own slice in 256 KiB chunks and polls the stop flag
- * between chunks; only whole chunks are counted.
+ * between chunks (4 KiB ones under an injection delay); only whole chunks
+ * are counted.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -189,12 +190,27 @@ static void run_chunk(const struct pn_bw_job *j, struct worker *w, size_t off, s
 	}
 }
 
+void pn_bw_spin(uint32_t iters)
+{
+	for (uint32_t i = 0; i < iters; i++)
+		__asm__ volatile("" : : "r"(i)); /* a loop the optimiser must keep */
+}
+
+/* A chunk line by line with the injection delay after each 64-byte line. */
+static void run_chunk_delayed(const struct pn_bw_job *j, struct worker *w, size_t off, size_t n)
+{
+	for (size_t o = 0; o + 64 <= n; o += 64) {
+		run_chunk(j, w, off + o, 64);
+		pn_bw_spin(j->delay);
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct pn_bw_load *l = w->l;
 	uint64_t t0, factor = kind_factor(l->job.kind);
-	size_t pos = 0;
+	size_t pos = 0, chunk = l->job.delay ? 4096 : CHUNK; /* delayed: stop soon */
 
 	if (w->cpu >= 0)
 		w->err = pn_pin_thread(w->cpu);
@@ -203,9 +219,12 @@ static void *worker_main(void *arg)
 		sched_yield();
 	t0 = pn_now_raw_ns();
 	while (!atomic_load_explicit(&l->stop, memory_order_relaxed)) {
-		size_t n = w->len - pos < CHUNK ? w->len - pos : CHUNK;
+		size_t n = w->len - pos < chunk ? w->len - pos : chunk;
 
-		run_chunk(&l->job, w, w->off + pos, n);
+		if (l->job.delay)
+			run_chunk_delayed(&l->job, w, w->off + pos, n);
+		else
+			run_chunk(&l->job, w, w->off + pos, n);
 		w->bytes += n * factor;
 		pos += n;
 		if (pos >= w->len)

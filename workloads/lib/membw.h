@@ -3,7 +3,9 @@
  * membw.h - memory bandwidth kernels run by pinned threads: read, write,
  * non-temporal write, copy and triad (STREAM's accounting: copy moves 2
  * bytes per element byte, triad 3; write-allocate traffic is not counted).
- * The same threads serve as the background load of a loaded-latency curve.
+ * The same threads serve as the background load of a loaded-latency curve,
+ * throttled as Intel MLC's --loaded_latency does: a delay spun between the
+ * 64-byte lines each thread touches (0 = full speed).
  */
 #ifndef PN_MEMBW_H
 #define PN_MEMBW_H
@@ -32,6 +34,8 @@ struct pn_bw_job {
 	size_t bytes;	 /* per array, split into one slice per thread */
 	int nthreads;	 /* 1..PN_BW_MAX_THREADS */
 	const int *cpus; /* cpus[i] for thread i; -1 or NULL = not pinned */
+	uint32_t delay;	 /* spin iterations (about a CPU cycle each) after every 64-byte
+			  * line of every array: MLC's injection delay; 0 = none */
 };
 
 struct pn_bw_result {
@@ -49,6 +53,10 @@ int pn_bw_start(const struct pn_bw_job *j, struct pn_bw_load **out);
 int pn_bw_stop(struct pn_bw_load *l, struct pn_bw_result *r);
 /* Start, let run for duration_ms, stop. */
 int pn_bw_measure(const struct pn_bw_job *j, uint64_t duration_ms, struct pn_bw_result *r);
+
+/* Spin `iters` iterations of a dependent loop the compiler keeps (about one
+ * CPU cycle each, no memory access): the injection delay. */
+void pn_bw_spin(uint32_t iters);
 
 /* Pin the calling thread to one CPU.  0 or -errno. */
 int pn_pin_thread(int cpu);
