@@ -26,6 +26,7 @@
 #include "core/lib/outdir.h"
 #include "core/sys/journal.h"
 #include "core/sys/procfs.h"
+#include "exec_stat.h"
 #include "run_int.h"
 
 /* ----------------------------------------------------------------- roles */
@@ -559,16 +560,19 @@ int pn_run(const struct pn_run_opts *o)
 		stopped = run_point(&r, p);
 	close_collectors(&r, colls_json);
 	exit_code = finish(&r, stopped);
-	if (pn_results_write(&r))
+	if (pn_results_write(&r)) {
 		exit_code = PN_EXIT_ERROR; /* run.json could not say it */
-	else
+	} else {
 		pn_results_print(&r);
+		pn_exec_print(&r); /* where the --exec command's pages went */
+	}
 	cJSON_Delete(r.root);
 	goto out;
 out_colls:
 	close_collectors(&r, colls_json);
 	cJSON_Delete(r.root);
 out:
+	pn_exec_log_free(r.exec_log);
 	free(r.counters_why);
 	pn_cgroup_teardown(&r.cg);
 	pn_journal_end();

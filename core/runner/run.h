@@ -17,7 +17,8 @@ struct pn_run_opts {
 	bool exec_explicit;	      /* the command's pages on private nodes are intended */
 	bool no_events;		      /* --no-events: no event collector, counters only */
 	const char *private_override; /* --private LIST|auto */
-	int iterations_override;      /* > 0: replaces the config's iterations */
+	int iterations_override;      /* > 0: replaces the config's iterations (-n, -r) */
+	bool exit_status;	      /* --exit-status: exit with the --exec command's status */
 	int argc;
 	char **argv; /* the pnbench command line, recorded */
 };

@@ -32,6 +32,7 @@
 #include <cjson/cJSON.h>
 
 #include "account.h"
+#include "exec_stat.h"
 #include "run_int.h"
 
 static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
@@ -431,6 +432,7 @@ int pn_results_judge(struct run *r)
 		return code;
 	}
 	cJSON_AddStringToObject(v, "result", result);
+	code = pn_exec_exit_status(r, v, code); /* --exit-status */
 	cJSON_AddNumberToObject(v, "exit_code", code);
 	return code;
 }

@@ -40,6 +40,8 @@ static void print_point(const cJSON *pt)
 	       mtext ? mtext : "");
 	cJSON_free(mtext);
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics")) {
+		if (!strcmp(pn_json_str(e, "workload"), "--exec"))
+			continue; /* after the verdict, with its table (exec_print.c) */
 		print_labels(cJSON_GetObjectItem(e, "labels"), lab, sizeof(lab));
 		snprintf(name, sizeof(name), "%s/%d:%s %s%s", pn_json_str(e, "phase"),
 			 cJSON_GetObjectItem(e, "workload_index")->valueint,

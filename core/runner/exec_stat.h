@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * exec_stat.h - every run of the --exec command, kept in the runner's C
+ * state for the terminal (exec_print.c) and the exit status (--exit-status):
+ * per node its census and the node's own accounting, its metrics, and the
+ * event collectors' allocation sites on the private nodes.  Internal to
+ * core/runner.
+ */
+#ifndef PN_EXEC_STAT_H
+#define PN_EXEC_STAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "account.h"
+#include "run_int.h"
+
+struct phase;
+
+/* The command's pages on one node and, on a role node, the node's own
+ * accounting in that phase. */
+struct pn_exec_node {
+	int node;
+	bool role, is_private;
+	int64_t peak, last, anon, numa_maps; /* its census; numa_maps -1: unread */
+	int64_t growth;			     /* used pages, after - before */
+	int64_t general;		     /* general pages at the judged moment */
+	int64_t general_kind[PN_NKINDS];
+	int64_t in_leaf; /* what its cgroup held at the after-read */
+};
+
+/* An allocation site (gfp, order) or a process, from an event collector. */
+struct pn_exec_site {
+	char what[112]; /* gfp flags, or the comm */
+	char cls[12];	/* general / explicit (sites) */
+	int order;	/* sites; the pid for processes */
+	int npids;	/* processes: distinct pids folded in */
+	int64_t pages, pages2, events; /* processes: general, explicit pages */
+};
+
+struct pn_exec_events {
+	int node;
+	int64_t general_alloc, explicit_pages;
+	struct pn_exec_site *sites, *procs;
+	int nsites, nprocs;
+};
+
+struct pn_exec_run {
+	size_t point;
+	char phase[64];
+	bool started, exited, interrupted;
+	int status;	   /* exit code, or 128 + signal */
+	const char *census; /* "pagemap", "move_pages" (static strings) */
+	bool have_elapsed;
+	uint64_t elapsed_ns;
+	bool have_counts;
+	struct pn_perf_proc_counts counts;
+	char sw_why[256]; /* why the software events are absent */
+	struct pn_exec_node *nodes;
+	int nnodes;
+	struct pn_exec_events *ev;
+	int nev;
+};
+
+struct pn_exec_log {
+	struct pn_exec_run *runs;
+	size_t n, cap;
+};
+
+/* After the phase's accounting, before its JSON: read the command's
+ * counters and keep this run in r->exec_log. */
+void pn_exec_record(struct phase *p);
+/* --exit-status: the command's status becomes the process's (verdict v
+ * gets exit_code_from and verdict_exit_code); otherwise code. */
+int pn_exec_exit_status(struct run *r, struct cJSON *v, int code);
+/* The placement table, the allocation sites and the metrics, on stdout. */
+void pn_exec_print(const struct run *r);
+void pn_exec_log_free(struct pn_exec_log *l);
+
+#endif /* PN_EXEC_STAT_H */
