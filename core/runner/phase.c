@@ -76,7 +76,7 @@ static void slot_init(struct phase *p, struct slot *s, const struct pn_config_wl
 	s->w.max_mem_share = r->c0->max_mem_share;
 	snprintf(owner, sizeof(owner), "workload %s", cw->ops->name);
 	pn_res_init(&s->w.res, cw->ops->metrics, cw->ops->name);
-	if (cw->ops->supported && cw->ops->supported(&r->env, s->why, sizeof(s->why))) {
+	if (pn_workload_supported(cw->ops, &r->env, s->why, sizeof(s->why))) {
 		s->skipped = true;
 		return;
 	}

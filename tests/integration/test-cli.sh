@@ -52,6 +52,12 @@ for f in workloads/*.c collectors/*.c; do
 	grep -qE "^  $name " "$T/list" || missing="$missing $name"
 done
 if [ -z "$missing" ]; then ok "pnbench list shows every workload and collector"; else notok "pnbench list shows every workload and collector" "missing:$missing"; fi
+# list -v: each workload's needs (after its name and any why: line)
+"$PN" list -v >"$T/listv" 2>&1
+got=$(awk '/^  [a-z]/{w=$1} /^      needs: /{if (w ~ /^(explicit|interleave|exhaust|latency)$/) print w "=" $0; w=""}' \
+	"$T/listv" | tr -s ' ' | tr '\n' ';')
+want='exhaust= needs: numa, nodes;explicit= needs: numa, nodes;interleave= needs: numa, nodes;latency= needs: none;'
+if [ "$got" = "$want" ]; then ok "list -v shows each workload's needs"; else notok "list -v shows each workload's needs" "got: $got"; fi
 "$PN" frobnicate >/dev/null 2>&1
 rc=$?
 if [ $rc -eq 2 ]; then ok "unknown command exits 2"; else notok "unknown command exits 2" "got $rc"; fi
@@ -273,6 +279,16 @@ exit_and_says "list on a machine whose node counters cannot be read: exit 3 nami
 	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" list
 exit_and_says "collect on the same machine: exit 3 (not 2) naming the file" 3 \
 	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+exit_and_says "collect's error line names the command" 3 \
+	"pnbench: error: collect: node 0: cannot read its counters" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+mkdir -p "$T/nosys"
+exit_and_says "collect on a sysroot without /sys: exit 3 (not 2) naming the directory" 3 \
+	"$T/nosys/sys/devices/system/node is missing" "$PN" --sysroot "$T/nosys" collect -c 1 -i 10ms
+# the reason quoted whole, once (the message used to be formatted over itself)
+exit_and_says "list on a sysroot without /sys: exit 3, the reason quoted whole" 3 \
+	"pnbench: error: list: this machine's topology cannot be read: topology: $T/nosys/sys/devices/system/node is missing" \
+	"$PN" --sysroot "$T/nosys" list
+exit_and_says "an unknown command: exit 2" 2 'unknown command "nosuch"' "$PN" nosuch
 
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * run.c - `pnbench run CONFIG` and `run --exec -- CMD`: the options, handed
+ * to the runner (core/runner/run.c).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "core/config/config.h"
+#include "core/lib/outdir.h"
+#include "core/lib/pn.h"
+#include "core/runner/run.h"
+#include "core/sys/knob.h"
+
+static void run_usage(FILE *f)
+{
+	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
+	      "[--private LIST|auto]\n"
+	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
+	      "\n"
+	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
+	      "directory: run.json (schema results/schema/run.schema.json), topology.xml and\n"
+	      "one CSV time series per collector.  With --exec, characterize CMD the way\n"
+	      "`perf stat -- CMD` does: collectors around it, where its pages landed, the "
+	      "verdict.\n"
+	      "\n"
+	      "  -o, --output DIR     results directory (default results/runs/<name>-<utc time>)\n"
+	      "      --force          reuse a DIR that already holds a run.json\n"
+	      "      --no-wait        refuse (exit 2) instead of waiting while another run\n"
+	      "                       holds the host lock (" PN_HOST_LOCK ")\n"
+	      "  -n, --iterations N   override the config's iterations\n"
+	      "      --private LIST   nodes that play the private-device role (e.g. 1,2), or auto\n"
+	      "      --exec           run the command after `--` in every phase\n"
+	      "      --explicit       with --exec: what the command and its children hold on\n"
+	      "                       private nodes is intended (it binds them itself) and does\n"
+	      "                       not count as a leak\n"
+	      "      --no-events      no event collector: a counters-only verdict, which\n"
+	      "                       names what it cannot see (by default the perf\n"
+	      "                       collector runs wherever the kernel allows it)\n"
+	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
+	      "                       allow-list (configs/README.md); repeatable\n"
+	      "  -q, --quiet          no progress lines\n"
+	      "  -v, --verbose        debug lines\n"
+	      "\n"
+	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
+	      "(OOM kill, SIGBUS, timeout) is recorded as its outcome.  So does the --exec\n"
+	      "command: what it leaves running is counted, then ended (SIGTERM, SIGKILL\n"
+	      "2 s later).  DIR is locked for the run (a second run into it is refused)\n"
+	      "and never written through a symlink (a symlinked DIR is refused).  Runs as\n"
+	      "root on the live system (knobs, cgroups, mounts) take the host lock one at\n"
+	      "a time.  SIGINT, SIGTERM, SIGHUP and SIGQUIT stop a run: knobs, cgroups\n"
+	      "and mounts put back, results kept and marked incomplete; SIGPIPE is\n"
+	      "ignored.\n"
+	      "\n"
+	      "Exit (run.json's verdict.exit_code is the same number):\n"
+	      "      0 verdict passed (something was judged and nothing failed)\n"
+	      "      1 verdict failed (general pages on a private node, a failed check,\n"
+	      "        explicit pages off their nodes); a leak found wins over 3 and 4\n"
+	      "      2 bad usage or config (the message names the file and field), or a\n"
+	      "        killed run's changes are still in its journal: pnbench recover\n"
+	      "      3 the run failed (a workload or the --exec command failed, I/O)\n"
+	      "      4 nothing could run or be judged here (every workload skipped, or no\n"
+	      "        private node and no check: verdict not_applicable)\n"
+	      "      5 inconclusive: nothing failed, but a source the verdict depends on\n"
+	      "        failed (counters unreadable or never settled, lost events, a listed\n"
+	      "        collector that did not run, events required and missing)\n"
+	      "      128+N interrupted by signal N (results kept, marked incomplete)\n",
+	      f);
+}
+
+/* Everything after the first "--" is the command of --exec and is never
+ * parsed here: the options end there (argc without one). */
+static int options_end(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--"))
+			return i;
+	return argc;
+}
+
+/* --iterations: the same range as a config's "iterations"; 0 or the exit code. */
+static int parse_iterations(const char *arg, struct pn_run_opts *o)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
+		return pn_cli_error(PN_EXIT_USAGE,
+				    "--iterations: \"%.80s\" is not a count in [1, %d]", arg,
+				    PN_CONFIG_MAX_ITERATIONS);
+	o->iterations_override = (int)v;
+	return 0;
+}
+
+/* The options, before or after CONFIG, in argv[0..nopt).  0: go on; -1:
+ * --help was printed; else the exit code. */
+static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
+{
+	static const struct option lo[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'F' },
+		{ "no-wait", no_argument, NULL, 'W' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "private", required_argument, NULL, 'P' },
+		{ "exec", no_argument, NULL, 'x' },
+		{ "explicit", no_argument, NULL, 'E' },
+		{ "no-events", no_argument, NULL, 'N' },
+		{ "allow-knob", required_argument, NULL, 'K' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, ret;
+
+	while ((c = getopt_long(nopt, argv, "o:n:qvh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'o': o->outdir = optarg; break;
+		case 'F': o->force = true; break;
+		case 'W': o->no_wait = true; break;
+		case 'n':
+			ret = parse_iterations(optarg, o);
+			if (ret)
+				return ret;
+			break;
+		case 'P': o->private_override = optarg; break;
+		case 'x': *exec = true; break;
+		case 'E': o->exec_explicit = true; break;
+		case 'N': o->no_events = true; break;
+		case 'K': pn_knob_allow(optarg); break;
+		case 'q': pn_log_level = PN_LOG_WARN; break;
+		case 'v': pn_log_level = PN_LOG_DEBUG; break;
+		case 'h': run_usage(stdout); return -1;
+		default: run_usage(stderr); return PN_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* CONFIG (argv[optind]) and the command after "--" (argv[nopt]); 0 or the
+ * exit code. */
+static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_run_opts *o)
+{
+	if (optind < nopt)
+		o->config_path = argv[optind++];
+	if (optind < nopt)
+		return pn_cli_error(PN_EXIT_USAGE,
+				    "unexpected argument \"%s\" (one CONFIG; the "
+				    "command of --exec goes after --)",
+				    argv[optind]);
+	if (exec) {
+		if (nopt + 1 >= argc)
+			return pn_cli_error(PN_EXIT_USAGE, "--exec: no command after `--`");
+		o->exec_argv = &argv[nopt + 1];
+	} else if (nopt < argc) {
+		return pn_cli_error(PN_EXIT_USAGE, "a command after -- needs --exec");
+	}
+	if (o->exec_explicit && !exec)
+		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
+	if (!o->config_path && !exec) {
+		run_usage(stderr);
+		return PN_EXIT_USAGE;
+	}
+	return 0;
+}
+
+int pn_cmd_run(int argc, char **argv)
+{
+	struct pn_run_opts o = { .argc = argc, .argv = argv };
+	bool exec = false;
+	int nopt = options_end(argc, argv);
+	int ret = run_parse(nopt, argv, &o, &exec);
+
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ret = run_operands(argc, argv, nopt, exec, &o);
+	if (ret)
+		return ret;
+	if (o.outdir && pn_outdir_check_arg(o.outdir))
+		return PN_EXIT_USAGE;
+	return pn_run(&o);
+}
