@@ -21,7 +21,8 @@ static void run_usage(FILE *f)
 {
 	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
 	      "[--private LIST|auto]\n"
-	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
+	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] [-r N] [--exit-status]\n"
+	      "                   -- CMD [ARGS...]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
 	      "directory: run.json (schema results/schema/run.schema.json), topology.xml and\n"
@@ -39,6 +40,13 @@ static void run_usage(FILE *f)
 	      "      --explicit       with --exec: what the command and its children hold on\n"
 	      "                       private nodes is intended (it binds them itself) and does\n"
 	      "                       not count as a leak\n"
+	      "  -r, --repeat N       with --exec: run the command N times (perf stat -r), each\n"
+	      "                       an iteration; its metrics print as mean +- stddev\n"
+	      "      --exit-status    with --exec: exit with the command's own status (128+N\n"
+	      "                       for a signal; with -r the first that is not 0), as perf\n"
+	      "                       stat and time do.  pnbench's own 128+N (interrupted), 3\n"
+	      "                       (the run failed) and 2 (usage) still win; the verdict\n"
+	      "                       stays in run.json (verdict.result, verdict_exit_code)\n"
 	      "      --no-events      no event collector: a counters-only verdict, which\n"
 	      "                       names what it cannot see (by default the perf\n"
 	      "                       collector runs wherever the kernel allows it)\n"
@@ -83,8 +91,9 @@ static int options_end(int argc, char **argv)
 	return argc;
 }
 
-/* --iterations: the same range as a config's "iterations"; 0 or the exit code. */
-static int parse_iterations(const char *arg, struct pn_run_opts *o)
+/* --iterations, --repeat: the same range as a config's "iterations"; 0 or
+ * the exit code. */
+static int parse_iterations(const char *opt, const char *arg, struct pn_run_opts *o)
 {
 	char *end;
 	long v;
@@ -92,9 +101,8 @@ static int parse_iterations(const char *arg, struct pn_run_opts *o)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
-		return pn_cli_error(PN_EXIT_USAGE,
-				    "--iterations: \"%.80s\" is not a count in [1, %d]", arg,
-				    PN_CONFIG_MAX_ITERATIONS);
+		return pn_cli_error(PN_EXIT_USAGE, "%s: \"%.80s\" is not a count in [1, %d]", opt,
+				    arg, PN_CONFIG_MAX_ITERATIONS);
 	o->iterations_override = (int)v;
 	return 0;
 }
@@ -111,6 +119,8 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
 		{ "private", required_argument, NULL, 'P' },
 		{ "exec", no_argument, NULL, 'x' },
 		{ "explicit", no_argument, NULL, 'E' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "exit-status", no_argument, NULL, 'X' },
 		{ "no-events", no_argument, NULL, 'N' },
 		{ "allow-knob", required_argument, NULL, 'K' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -120,16 +130,19 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
 	};
 	int c, ret;
 
-	while ((c = getopt_long(nopt, argv, "o:n:qvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(nopt, argv, "o:n:r:qvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->outdir = optarg; break;
 		case 'F': o->force = true; break;
 		case 'W': o->no_wait = true; break;
 		case 'n':
-			ret = parse_iterations(optarg, o);
+		case 'r':
+			ret = parse_iterations(c == 'r' ? "--repeat" : "--iterations", optarg, o);
 			if (ret)
 				return ret;
+			o->repeat |= c == 'r';
 			break;
+		case 'X': o->exit_status = true; break;
 		case 'P': o->private_override = optarg; break;
 		case 'x': *exec = true; break;
 		case 'E': o->exec_explicit = true; break;
@@ -164,6 +177,9 @@ static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_ru
 	}
 	if (o->exec_explicit && !exec)
 		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
+	if ((o->repeat || o->exit_status) && !exec)
+		return pn_cli_error(PN_EXIT_USAGE, "%s only goes with --exec (-n N repeats a config)",
+				    o->repeat ? "--repeat" : "--exit-status");
 	if (!o->config_path && !exec) {
 		run_usage(stderr);
 		return PN_EXIT_USAGE;
@@ -185,5 +201,7 @@ int pn_cmd_run(int argc, char **argv)
 		return ret;
 	if (o.outdir && pn_outdir_check_arg(o.outdir))
 		return PN_EXIT_USAGE;
+	if (o.exit_status)
+		pn_cli_pass_status(); /* the command's status, whatever it is */
 	return pn_run(&o);
 }

@@ -18,6 +18,7 @@ struct pn_run_opts {
 	bool no_events;		      /* --no-events: no event collector, counters only */
 	const char *private_override; /* --private LIST|auto */
 	int iterations_override;      /* > 0: replaces the config's iterations (-n, -r) */
+	bool repeat;		      /* -r N: iterations_override is perf stat's -r */
 	bool exit_status;	      /* --exit-status: exit with the --exec command's status */
 	int argc;
 	char **argv; /* the pnbench command line, recorded */
