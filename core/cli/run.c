@@ -178,7 +178,8 @@ static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_ru
 	if (o->exec_explicit && !exec)
 		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
 	if ((o->repeat || o->exit_status) && !exec)
-		return pn_cli_error(PN_EXIT_USAGE, "%s only goes with --exec (-n N repeats a config)",
+		return pn_cli_error(PN_EXIT_USAGE,
+				    "%s only goes with --exec (-n N repeats a config)",
 				    o->repeat ? "--repeat" : "--exit-status");
 	if (!o->config_path && !exec) {
 		run_usage(stderr);

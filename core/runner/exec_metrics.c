@@ -49,8 +49,7 @@ static void on_sigchld(int sig, siginfo_t *si, void *uc)
 
 	(void)sig;
 	(void)uc;
-	if (si && si->si_pid == atomic_load(&chld_pid) &&
-	    clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
+	if (si && si->si_pid == atomic_load(&chld_pid) && clock_gettime(CLOCK_MONOTONIC, &ts) == 0)
 		atomic_store(&chld_ns, (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec);
 	errno = saved;
 }

@@ -69,8 +69,10 @@ static void print_pages(const struct run *r, const struct group *g)
 				peak = o->peak;
 		}
 		printf("  %4d  %-10s %-10s %11s %11s %11s %11s %11s\n", n->node,
-		       n->is_private ? "private" : n->role ? "dram" : "-", counted_as(r, n),
-		       pn_fmt_count(peak, b[0], sizeof(b[0])),
+		       n->is_private ? "private"
+		       : n->role     ? "dram"
+				     : "-",
+		       counted_as(r, n), pn_fmt_count(peak, b[0], sizeof(b[0])),
 		       pn_fmt_count(n->last, b[1], sizeof(b[1])),
 		       pn_fmt_count(n->anon, b[2], sizeof(b[2])),
 		       pn_fmt_count(n->last - n->anon, b[3], sizeof(b[3])),
@@ -171,7 +173,8 @@ static void print_sites(const struct pn_exec_site *s, int n, bool procs)
 			printf("    %11s %11s  %-16s %.60s\n", pn_fmt_count(s[i].pages, b[0], 32),
 			       pn_fmt_count(s[i].pages2, b[1], 32), pid, s[i].what);
 		} else {
-			printf("    %11s %11s %5d  %-9s %.64s\n", pn_fmt_count(s[i].pages, b[0], 32),
+			printf("    %11s %11s %5d  %-9s %.64s\n",
+			       pn_fmt_count(s[i].pages, b[0], 32),
 			       pn_fmt_count(s[i].events, b[1], 32), s[i].order, s[i].cls,
 			       s[i].what);
 		}
@@ -204,8 +207,10 @@ static void print_events(const struct group *g)
 					fold(&procs, &nprocs, &ev->procs[s], true);
 			}
 		}
-		qsort(sites, (size_t)nsites, sizeof(*sites), by_pages);
-		qsort(procs, (size_t)nprocs, sizeof(*procs), by_pages);
+		if (nsites)
+			qsort(sites, (size_t)nsites, sizeof(*sites), by_pages);
+		if (nprocs)
+			qsort(procs, (size_t)nprocs, sizeof(*procs), by_pages);
 		printf("allocations on private node %d (events%s): %s pages general, %s explicit\n",
 		       node, g->n > 1 ? ", every run" : "", pn_fmt_count(gen, b[0], 32),
 		       pn_fmt_count(expl, b[1], 32));
@@ -318,6 +323,7 @@ void pn_exec_print(const struct run *r)
 
 		if (done[i])
 			continue;
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		g.runs = pn_xcalloc(l->n, sizeof(*g.runs));
 		for (size_t k = i; k < l->n; k++) {
 			if (done[k] || l->runs[k].point != l->runs[i].point ||

@@ -73,8 +73,9 @@ static void record_nodes(struct phase *p, struct pn_exec_run *e)
 		n->in_leaf = x->cgn ? leaf_pages(&x->cgn[k], p->r->cg.version) : 0;
 	}
 	for (int node = 0; node < PN_MAX_NODES; node++) {
-		int64_t nm = x->have_numa_maps ? (int64_t)(x->numa_maps.node_bytes[node] / (uint64_t)ps)
-					       : 0;
+		int64_t nm = x->have_numa_maps
+				     ? (int64_t)(x->numa_maps.node_bytes[node] / (uint64_t)ps)
+				     : 0;
 		struct pn_exec_node *n;
 
 		if (!x->peak_pages[node] && !nm && !pn_nodeset_test(&p->nodes, node))
@@ -99,7 +100,8 @@ static void take_sites(const cJSON *list, struct pn_exec_site **out, int *nout, 
 		memset(s, 0, sizeof(*s));
 		snprintf(s->what, sizeof(s->what), "%s", pn_json_str(it, procs ? "comm" : "gfp"));
 		snprintf(s->cls, sizeof(s->cls), "%s", pn_json_str(it, "class"));
-		s->order = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(it, procs ? "pid" : "order"));
+		s->order =
+			(int)cJSON_GetNumberValue(cJSON_GetObjectItem(it, procs ? "pid" : "order"));
 		s->npids = 1;
 		s->pages = (int64_t)cJSON_GetNumberValue(
 			cJSON_GetObjectItem(it, procs ? "general_pages" : "pages"));
@@ -164,8 +166,8 @@ void pn_exec_record(struct phase *p)
 	e->exited = x->exited && (WIFEXITED(x->status) || WIFSIGNALED(x->status));
 	e->interrupted = pn_should_stop() != 0;
 	if (e->exited)
-		e->status = WIFEXITED(x->status) ? WEXITSTATUS(x->status)
-						 : 128 + WTERMSIG(x->status);
+		e->status =
+			WIFEXITED(x->status) ? WEXITSTATUS(x->status) : 128 + WTERMSIG(x->status);
 	e->census = x->method ? x->method : "none";
 	e->have_elapsed = x->go_ns && x->exit_ns > x->go_ns;
 	e->elapsed_ns = e->have_elapsed ? x->exit_ns - x->go_ns : 0;

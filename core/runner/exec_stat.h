@@ -16,8 +16,6 @@
 #include "account.h"
 #include "run_int.h"
 
-struct phase;
-
 /* The command's pages on one node and, on a role node, the node's own
  * accounting in that phase. */
 struct pn_exec_node {
@@ -32,10 +30,10 @@ struct pn_exec_node {
 
 /* An allocation site (gfp, order) or a process, from an event collector. */
 struct pn_exec_site {
-	char what[112]; /* gfp flags, or the comm */
-	char cls[12];	/* general / explicit (sites) */
-	int order;	/* sites; the pid for processes */
-	int npids;	/* processes: distinct pids folded in */
+	char what[112];		       /* gfp flags, or the comm */
+	char cls[12];		       /* general / explicit (sites) */
+	int order;		       /* sites; the pid for processes */
+	int npids;		       /* processes: distinct pids folded in */
 	int64_t pages, pages2, events; /* processes: general, explicit pages */
 };
 
@@ -50,7 +48,7 @@ struct pn_exec_run {
 	size_t point;
 	char phase[64];
 	bool started, exited, interrupted;
-	int status;	   /* exit code, or 128 + signal */
+	int status;	    /* exit code, or 128 + signal */
 	const char *census; /* "pagemap", "move_pages" (static strings) */
 	bool have_elapsed;
 	uint64_t elapsed_ns;
@@ -68,14 +66,6 @@ struct pn_exec_log {
 	size_t n, cap;
 };
 
-/* After the phase's accounting, before its JSON: read the command's
- * counters and keep this run in r->exec_log. */
-void pn_exec_record(struct phase *p);
-/* --exit-status: the command's status becomes the process's (verdict v
- * gets exit_code_from and verdict_exit_code); otherwise code. */
-int pn_exec_exit_status(struct run *r, struct cJSON *v, int code);
-/* The placement table, the allocation sites and the metrics, on stdout. */
-void pn_exec_print(const struct run *r);
-void pn_exec_log_free(struct pn_exec_log *l);
+/* The functions are declared in run_int.h (the runner calls them). */
 
 #endif /* PN_EXEC_STAT_H */

@@ -29,7 +29,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "exec_stat.h"
 #include "phase.h"
 #include "core/api/placement.h"
 

@@ -26,7 +26,6 @@
 #include "core/lib/outdir.h"
 #include "core/sys/journal.h"
 #include "core/sys/procfs.h"
-#include "exec_stat.h"
 #include "run_int.h"
 
 /* ----------------------------------------------------------------- roles */

@@ -50,9 +50,9 @@ struct run {
 	int64_t misplaced_total;
 	int ran_workloads; /* workloads that ran */
 	int failed_workloads;
-	int exec_failed;	    /* --exec: the command exited non-zero or was killed */
+	int exec_failed;	      /* --exec: the command exited non-zero or was killed */
 	struct pn_exec_log *exec_log; /* --exec: each run of the command (exec_stat.c) */
-	const struct pn_config *c0; /* thresholds and roles come from point 0 */
+	const struct pn_config *c0;   /* thresholds and roles come from point 0 */
 	/* the verdict's sources (verdict.c) */
 	char (*counters_why)[320];     /* per node: first failure of its counters */
 	uint64_t sample_iv_ms;	       /* node sampling interval (largest) */
@@ -168,6 +168,19 @@ void pn_exec_metrics_end(struct pn_exec_state *x);
 /* exec.metrics (elapsed, faults, migrations, context switches, pages per
  * node) and exec.software_events {status, reason} */
 void pn_exec_metrics_json(struct cJSON *ej, const struct pn_exec_state *x);
+
+/* exec_stat.c, exec_print.c: every run of the command, kept in
+ * r->exec_log (exec_stat.h) */
+struct phase;
+/* After the phase's accounting, before its JSON: read the command's
+ * counters and keep this run in r->exec_log. */
+void pn_exec_record(struct phase *p);
+/* --exit-status: the command's status becomes the process's (verdict v
+ * gets exit_code_from and verdict_exit_code); otherwise code. */
+int pn_exec_exit_status(struct run *r, struct cJSON *v, int code);
+/* The placement table, the allocation sites and the metrics, on stdout. */
+void pn_exec_print(const struct run *r);
+void pn_exec_log_free(struct pn_exec_log *l);
 
 /* results.c */
 struct cJSON *pn_results_new_root(struct run *r, const struct pn_config *c);

@@ -229,8 +229,9 @@ static void summarize_exec(cJSON *list, const char *phn, int idx, const cJSON *e
 	cJSON_AddStringToObject(wl, "workload", "--exec");
 	cJSON_ArrayForEach (m, cJSON_GetObjectItem(ex, "metrics")) {
 		e = summary_entry(list, phn, idx, wl, m);
-		cJSON_AddItemToArray(cJSON_GetObjectItem(e, "values"),
-				     cJSON_CreateNumber(cJSON_GetObjectItem(m, "value")->valuedouble));
+		cJSON_AddItemToArray(
+			cJSON_GetObjectItem(e, "values"),
+			cJSON_CreateNumber(cJSON_GetObjectItem(m, "value")->valuedouble));
 	}
 	cJSON_Delete(wl);
 }

@@ -32,7 +32,6 @@
 #include <cjson/cJSON.h>
 
 #include "account.h"
-#include "exec_stat.h"
 #include "run_int.h"
 
 static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
