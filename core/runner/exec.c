@@ -23,6 +23,8 @@
  * out of its reports.  It is sampled every interval and, exactly, once more
  * at exit.  With --explicit, what it holds on a private node -- that census
  * or its leaf's numa_stat, whichever is more -- is explicit (phase_json.c).
+ * Its elapsed time and software events are exec_metrics.c's; each run is
+ * kept for the terminal and --exit-status by exec_stat.c.
  */
 #include <errno.h>
 #include <signal.h>

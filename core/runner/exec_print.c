@@ -251,7 +251,7 @@ static void metric_line(const char *name, const double *v, size_t n, bool ns)
 		pn_fmt_ns(mean, m, sizeof(m));
 		pn_fmt_ns(sd, s, sizeof(s));
 	} else {
-		pn_fmt_count((int64_t)llround(mean), m, sizeof(m));
+		pn_fmt_number(mean, m, sizeof(m)); /* a mean of counts need not be whole */
 		pn_fmt_number(sd, s, sizeof(s));
 	}
 	if (n > 1)
