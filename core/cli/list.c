@@ -112,9 +112,8 @@ static int list_parse(int argc, char **argv, bool *verbose)
 		case 'v': *verbose = true; break;
 		case 'h':
 			puts("usage: pnbench list [-v]\n\nEvery workload and collector, and "
-			     "whether it "
-			     "can run here (with the reason when not).\n  -v  also list each one's "
-			     "options");
+			     "whether it can run here (with the reason when not).\n"
+			     "  -v  also list each workload's needs and each one's options");
 			return -1;
 		default: return PN_EXIT_USAGE;
 		}
