@@ -46,19 +46,16 @@ struct pn_exec_events {
 
 struct pn_exec_run {
 	size_t point;
-	char phase[64];
-	bool started, exited, interrupted;
-	int status;	    /* exit code, or 128 + signal */
-	const char *census; /* "pagemap", "move_pages" (static strings) */
-	bool have_elapsed;
 	uint64_t elapsed_ns;
-	bool have_counts;
-	struct pn_perf_proc_counts counts;
-	char sw_why[256]; /* why the software events are absent */
+	const char *census; /* "pagemap", "move_pages" (static strings) */
 	struct pn_exec_node *nodes;
-	int nnodes;
 	struct pn_exec_events *ev;
-	int nev;
+	struct pn_perf_proc_counts counts;
+	int status; /* exit code, or 128 + signal */
+	int nnodes, nev;
+	bool started, exited, interrupted, have_elapsed, have_counts;
+	char phase[64];
+	char sw_why[256]; /* why the software events are absent */
 };
 
 struct pn_exec_log {
