@@ -68,8 +68,12 @@ if [ -x "$LEAK" ]; then
 	j=$(json "$T/tab4000/run.json" "' '.join(str(int(${ex}[k]['0'])) for k in ('peak_pages_per_node', 'last_pages_per_node', 'last_anon_pages_per_node', 'numa_maps_pages_per_node'))")
 	expect "the table after the verdict shows node 0 as run.json has it (peak last anon numa_maps: $pk4 $la4 $an4 $nm4 = $j)" \
 		"$(cat "$T/tab4000.out")" test "$pk4 $la4 $an4 $nm4" = "$j" -a "$fi4" = $((la4 - an4))
-	expect "  ... and 2000 more pages touched on node 0 are 2000 more anonymous pages there, exactly ($an2 -> $an4)" \
-		"$(cat "$T/tab2000.out" "$T/tab4000.out")" test $((an4 - an2)) -eq 2000 -a "$an2" -ge 2000
+	# The census is every present page of its anonymous mappings: the pages
+	# it touched plus its own stack, heap and library data (19 or 20 pages
+	# on the development VM, one page apart from run to run: not exact).
+	expect "  ... 2000 and 4000 pages touched on node 0: $an2 and $an4 anonymous pages there ($((an2 - 2000)) and $((an4 - 4000)) its own)" \
+		"$(cat "$T/tab2000.out" "$T/tab4000.out")" \
+		test $((an2 - 2000)) -ge 0 -a $((an2 - 2000)) -lt 64 -a $((an4 - 4000)) -ge 0 -a $((an4 - 4000)) -lt 64
 	expect "  ... counted as general on the private-role node, and what else grew there has its own table" \
 		"$(cat "$T/tab4000.out")" grep -Eq '^ +0 +private +general ' "$T/tab4000.out"
 	good=0
