@@ -77,7 +77,8 @@ static void run_usage(FILE *f)
 	      "      5 inconclusive: nothing failed, but a source the verdict depends on\n"
 	      "        failed (counters unreadable or never settled, lost events, a listed\n"
 	      "        collector that did not run, events required and missing)\n"
-	      "      128+N interrupted by signal N (results kept, marked incomplete)\n",
+	      "      128+N interrupted by signal N (results kept, marked incomplete)\n"
+	      "With --exit-status, the command's own status instead (see above).\n",
 	      f);
 }
 
