@@ -14,6 +14,28 @@ int pn_cmd_topology(int argc, char **argv); /* topology.c */
 int pn_cmd_collect(int argc, char **argv);  /* collect.c */
 int pn_cmd_report(int argc, char **argv);   /* report.c */
 
+/* cliopt.c: options several commands share. */
+struct pn_nodeset;
+enum pn_cli_fmt { PN_FMT_TEXT, PN_FMT_JSON, PN_FMT_CSV };
+/* A node list in numactl's forms (all, 0-2,4, !0, +1) against this
+ * machine's memory nodes; 0, or an exit code with the option named. */
+int pn_cli_nodes(const char *opt, const char *str, struct pn_nodeset *out);
+/* --format text|json|csv; 0, or PN_EXIT_USAGE with the message printed. */
+int pn_cli_format(const char *arg, enum pn_cli_fmt *out);
+
+/* dryrun.c: `run --dry-run`, the loaded config set printed. */
+struct pn_config_set;
+struct pn_dry_run {
+	const struct pn_config_set *cs;
+	const char *private_override; /* --private, canonical, or NULL */
+	char **exec_argv;	      /* --exec's command or NULL */
+	enum pn_cli_fmt format;
+};
+int pn_dry_run(const struct pn_dry_run *d);
+
+/* Text tables and listings fit this many columns (test-cli.sh checks). */
+#define PN_CLI_WIDTH 100
+
 /* The command being run (main sets it before dispatch; NULL before). */
 void pn_cli_set_command(const char *name);
 const char *pn_cli_command(void);

@@ -40,20 +40,32 @@ static const struct cmd cmds[] = {
 	{ "recover", pn_cmd_recover, "undo what a killed run left changed (knobs, mounts, ...)" },
 	{ "report", pn_cmd_report, "reports from results (report/pnreport.py: run, compare, ...)" },
 	{ "version", cmd_version, "print the version" },
-	{ "help", cmd_help, "this text" },
+	{ "help", cmd_help, "this text; help COMMAND: that command's help" },
 };
 
 static int cmd_help(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
+	if (argc > 2)
+		return pn_cli_error(PN_EXIT_USAGE, "one COMMAND: pnbench help COMMAND");
+	if (argc == 2) { /* `pnbench help run` is `pnbench run --help` */
+		for (size_t k = 0; k < PN_ARRAY_SIZE(cmds); k++) {
+			char *args[] = { (char *)cmds[k].name, (char *)"--help", NULL };
+
+			if (strcmp(argv[1], cmds[k].name) != 0 || cmds[k].fn == cmd_help)
+				continue;
+			pn_cli_set_command(cmds[k].name);
+			return cmds[k].fn(2, args);
+		}
+		return pn_cli_error(PN_EXIT_USAGE, "no command \"%.40s\" (pnbench help lists them)",
+				    argv[1]);
+	}
 	printf("usage: pnbench [--sysroot DIR] COMMAND [ARGS]\n\n"
 	       "A benchmark and workload-characterization suite for private memory nodes.\n\n"
 	       "commands:\n");
 	for (size_t i = 0; i < PN_ARRAY_SIZE(cmds); i++)
 		printf("  %-10s %s\n", cmds[i].name, cmds[i].summary);
-	printf("\n`pnbench COMMAND --help` for each.  --sysroot DIR (or $PNBENCH_SYSROOT) reads\n"
-	       "/proc and /sys under DIR, to replay a captured machine.\n");
+	printf("\n`pnbench help COMMAND` (or COMMAND --help) for each.  --sysroot DIR (or\n"
+	       "$PNBENCH_SYSROOT) reads /proc and /sys under DIR, to replay a captured machine.\n");
 	return 0;
 }
 

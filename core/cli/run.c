@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "core/config/config.h"
+#include "core/config/config_set.h"
 #include "core/lib/outdir.h"
 #include "core/lib/pn.h"
 #include "core/runner/run.h"
@@ -35,7 +36,16 @@ static void run_usage(FILE *f)
 	      "      --no-wait        refuse (exit 2) instead of waiting while another run\n"
 	      "                       holds the host lock (" PN_HOST_LOCK ")\n"
 	      "  -n, --iterations N   override the config's iterations\n"
-	      "      --private LIST   nodes that play the private-device role (e.g. 1,2), or auto\n"
+	      "      --private LIST   nodes that play the private-device role: auto, or a\n"
+	      "                       list in numactl's forms (1,2  1-2  all  !0  +1)\n"
+	      "      --set KEY=VALUE  override the config without editing it: WORKLOAD.PARAM,\n"
+	      "                       COLLECTOR.PARAM, collectors.interval, thresholds.KEY,\n"
+	      "                       iterations (repeatable; checked as the file is)\n"
+	      "      --format FMT     the summary on stdout: text (default), json (the verdict\n"
+	      "                       and each point's metrics) or csv (one row per metric)\n"
+	      "      --dry-run        print the expanded matrix and what would run, exit 0\n"
+	      "                       without touching the machine (--format json: the\n"
+	      "                       resolved config of every point)\n"
 	      "      --exec           run the command after `--` in every phase\n"
 	      "      --explicit       with --exec: what the command and its children hold on\n"
 	      "                       private nodes is intended (it binds them itself) and does\n"
@@ -53,6 +63,9 @@ static void run_usage(FILE *f)
 	      "      --allow-knob K   let the config set knob K (a key or path) outside the\n"
 	      "                       allow-list (configs/README.md); repeatable\n"
 	      "  -q, --quiet          no progress lines\n"
+	      "      --progress       phases done, elapsed time and the time left on stderr\n"
+	      "                       after every phase and every 10 s (default: on a\n"
+	      "                       terminal, once a run has taken 3 s; --no-progress: never)\n"
 	      "  -v, --verbose        debug lines\n"
 	      "\n"
 	      "Every workload runs in its own process and memory cgroup leaf; its death\n"
@@ -108,9 +121,51 @@ static int parse_iterations(const char *opt, const char *arg, struct pn_run_opts
 	return 0;
 }
 
+/* What the command line adds to the runner's options. */
+struct run_cli {
+	const char **sets; /* --set, in order */
+	size_t nsets;
+	bool dry;
+	enum pn_cli_fmt format;
+	char private_buf[256];
+};
+
+/* --set, --private's numactl forms, --dry-run: an exit code, or -1 = run. */
+static int run_cli_apply(struct pn_run_opts *o, struct run_cli *x)
+{
+	struct pn_config_set cs;
+	struct pn_nodeset ns;
+	int ret;
+
+	pn_config_set_overrides(x->sets, x->nsets);
+	if (o->private_override && strcmp(o->private_override, "auto") != 0 &&
+	    pn_nodeset_parse(&ns, o->private_override)) {
+		ret = pn_cli_nodes("--private", o->private_override, &ns);
+		if (ret)
+			return ret;
+		pn_nodeset_format(&ns, x->private_buf, sizeof(x->private_buf));
+		o->private_override = x->private_buf;
+	}
+	o->summary_format = (int)x->format; /* PN_FMT_TEXT 0, JSON 1, CSV 2 */
+	if (!x->dry)
+		return -1;
+	if (!o->config_path)
+		return pn_cli_error(PN_EXIT_USAGE, "--dry-run needs a CONFIG");
+	if (pn_config_load(o->config_path, &cs))
+		return PN_EXIT_USAGE; /* the loader named the file and field */
+	for (size_t p = 0; p < cs.n && o->iterations_override; p++)
+		cs.points[p].iterations = o->iterations_override;
+	ret = pn_dry_run(&(struct pn_dry_run){ .cs = &cs,
+					       .private_override = o->private_override,
+					       .exec_argv = o->exec_argv,
+					       .format = x->format });
+	pn_config_set_free(&cs);
+	return ret;
+}
+
 /* The options, before or after CONFIG, in argv[0..nopt).  0: go on; -1:
  * --help was printed; else the exit code. */
-static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
+static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec, struct run_cli *x)
 {
 	static const struct option lo[] = {
 		{ "output", required_argument, NULL, 'o' },
@@ -124,6 +179,11 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
 		{ "exit-status", no_argument, NULL, 'X' },
 		{ "no-events", no_argument, NULL, 'N' },
 		{ "allow-knob", required_argument, NULL, 'K' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "dry-run", no_argument, NULL, 'D' },
+		{ "progress", no_argument, NULL, 'G' },
+		{ "no-progress", no_argument, NULL, 'g' },
+		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -149,6 +209,14 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec)
 		case 'E': o->exec_explicit = true; break;
 		case 'N': o->no_events = true; break;
 		case 'K': pn_knob_allow(optarg); break;
+		case 'S': x->sets[x->nsets++] = optarg; break;
+		case 'D': x->dry = true; break;
+		case 'G': o->progress = 1; break;
+		case 'g': o->progress = -1; break;
+		case 'f':
+			if (pn_cli_format(optarg, &x->format))
+				return PN_EXIT_USAGE;
+			break;
 		case 'q': pn_log_level = PN_LOG_WARN; break;
 		case 'v': pn_log_level = PN_LOG_DEBUG; break;
 		case 'h': run_usage(stdout); return -1;
@@ -182,28 +250,33 @@ static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_ru
 		return pn_cli_error(PN_EXIT_USAGE,
 				    "%s only goes with --exec (-n N repeats a config)",
 				    o->repeat ? "--repeat" : "--exit-status");
-	if (!o->config_path && !exec) {
-		run_usage(stderr);
-		return PN_EXIT_USAGE;
-	}
+	if (!o->config_path && !exec)
+		return pn_cli_error(PN_EXIT_USAGE, "missing CONFIG (or --exec -- CMD); "
+						   "pnbench help run for the options");
 	return 0;
 }
 
 int pn_cmd_run(int argc, char **argv)
 {
 	struct pn_run_opts o = { .argc = argc, .argv = argv };
+	struct run_cli x = { .sets = pn_xcalloc((size_t)argc, sizeof(char *)) };
 	bool exec = false;
 	int nopt = options_end(argc, argv);
-	int ret = run_parse(nopt, argv, &o, &exec);
+	int ret = run_parse(nopt, argv, &o, &exec, &x);
 
-	if (ret)
-		return ret < 0 ? 0 : ret;
+	if (ret) {
+		free(x.sets);
+		return ret < 0 ? 0 : ret; /* -1: --help */
+	}
 	ret = run_operands(argc, argv, nopt, exec, &o);
-	if (ret)
-		return ret;
-	if (o.outdir && pn_outdir_check_arg(o.outdir))
-		return PN_EXIT_USAGE;
-	if (o.exit_status)
+	if (!ret && o.outdir && pn_outdir_check_arg(o.outdir))
+		ret = PN_EXIT_USAGE;
+	if (!ret)
+		ret = run_cli_apply(&o, &x);
+	if (ret < 0 && o.exit_status)
 		pn_cli_pass_status(); /* the command's status, whatever it is */
-	return pn_run(&o);
+	if (ret < 0)
+		ret = pn_run(&o);
+	free(x.sets);
+	return ret;
 }

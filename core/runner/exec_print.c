@@ -315,8 +315,8 @@ void pn_exec_print(const struct run *r)
 	const struct pn_exec_log *l = r->exec_log;
 	bool *done;
 
-	if (!l || !l->n)
-		return;
+	if (!l || !l->n || r->o->summary_format != 0)
+		return; /* --format json|csv: stdout is that document alone */
 	done = pn_xcalloc(l->n, sizeof(*done));
 	for (size_t i = 0; i < l->n; i++) {
 		struct group g = { NULL, 0 };

@@ -20,6 +20,8 @@ struct pn_run_opts {
 	int iterations_override;      /* > 0: replaces the config's iterations (-n, -r) */
 	bool repeat;		      /* -r N: iterations_override is perf stat's -r */
 	bool exit_status;	      /* --exit-status: exit with the --exec command's status */
+	int progress;		      /* 1 --progress, -1 --no-progress, 0 on a terminal */
+	int summary_format;	      /* the summary on stdout: 0 text, 1 json, 2 csv */
 	int argc;
 	char **argv; /* the pnbench command line, recorded */
 };
