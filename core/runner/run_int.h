@@ -216,7 +216,7 @@ void pn_exec_metrics_end(struct pn_exec_state *x);
  * node) and exec.software_events {status, reason} */
 void pn_exec_metrics_json(struct cJSON *ej, const struct pn_exec_state *x);
 
-/* exec_stat.c, exec_print.c: every run of the command, kept in
+/* exec_stat.c, exec_status.c, exec_print.c: every run of the command, kept in
  * r->exec_log (exec_stat.h) */
 struct phase;
 /* After the phase's accounting, before its JSON: read the command's

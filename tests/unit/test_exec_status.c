@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_exec_status.c - run --exit-status (core/runner/exec_stat.c): which
+ * test_exec_status.c - run --exit-status (core/runner/exec_status.c): which
  * exit code wins, the command's or the verdict's, and what run.json's
  * verdict says about it; and the reason core/sys/perfproc.c gives when the
  * command's software events cannot be counted.
