@@ -7,12 +7,19 @@
  * the one place an -errno that reached main becomes one.
  */
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "cli.h"
 #include "core/lib/pn.h"
 
 static const char *cli_command; /* NULL: before a command was chosen */
+static bool pass_status;	/* pn_cli_pass_status() */
+
+void pn_cli_pass_status(void)
+{
+	pass_status = true;
+}
 
 void pn_cli_set_command(const char *name)
 {
@@ -27,6 +34,8 @@ const char *pn_cli_command(void)
 int pn_cli_exit_code(int code)
 {
 	if (code >= PN_EXIT_PASS && code <= PN_EXIT_INCONCLUSIVE)
+		return code;
+	if (pass_status && code >= 0 && code <= 255)
 		return code;
 	if (code > 128 && code < 128 + 65) /* 128+N: interrupted by signal N */
 		return code;

@@ -50,5 +50,8 @@ __attribute__((format(printf, 2, 3))) int pn_cli_error(int code, const char *fmt
  * else PN_EXIT_ERROR: what main returns, so an -errno never becomes an
  * exit status modulo 256. */
 int pn_cli_exit_code(int code);
+/* run --exit-status: from now on any status 0-255 is the exit code as it is
+ * (the --exec command's own). */
+void pn_cli_pass_status(void);
 
 #endif /* PN_CLI_H */

@@ -23,7 +23,8 @@ static void run_usage(FILE *f)
 {
 	fputs("usage: pnbench run CONFIG [-o DIR] [--force] [--no-wait] [--iterations N] "
 	      "[--private LIST|auto]\n"
-	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] -- CMD [ARGS...]\n"
+	      "       pnbench run [CONFIG] [-o DIR] --exec [--explicit] [-r N] [--exit-status]\n"
+	      "                   -- CMD [ARGS...]\n"
 	      "       (either form) [--junit FILE] [--tap FILE] [--openmetrics FILE]\n"
 	      "\n"
 	      "Run the suite CONFIG (JSON; see configs/README.md) and write one results\n"
@@ -51,6 +52,13 @@ static void run_usage(FILE *f)
 	      "      --explicit       with --exec: what the command and its children hold on\n"
 	      "                       private nodes is intended (it binds them itself) and does\n"
 	      "                       not count as a leak\n"
+	      "  -r, --repeat N       with --exec: run the command N times (perf stat -r), each\n"
+	      "                       an iteration; its metrics print as mean +- stddev\n"
+	      "      --exit-status    with --exec: exit with the command's own status (128+N\n"
+	      "                       for a signal; with -r the first that is not 0), as perf\n"
+	      "                       stat and time do.  pnbench's own 128+N (interrupted), 3\n"
+	      "                       (the run failed) and 2 (usage) still win; the verdict\n"
+	      "                       stays in run.json (verdict.result, verdict_exit_code)\n"
 	      "      --no-events      no event collector: a counters-only verdict, which\n"
 	      "                       names what it cannot see (by default the perf\n"
 	      "                       collector runs wherever the kernel allows it)\n"
@@ -88,7 +96,8 @@ static void run_usage(FILE *f)
 	      "      5 inconclusive: nothing failed, but a source the verdict depends on\n"
 	      "        failed (counters unreadable or never settled, lost events, a listed\n"
 	      "        collector that did not run, events required and missing)\n"
-	      "      128+N interrupted by signal N (results kept, marked incomplete)\n",
+	      "      128+N interrupted by signal N (results kept, marked incomplete)\n"
+	      "With --exit-status, the command's own status instead (see above).\n",
 	      f);
 }
 
@@ -102,8 +111,9 @@ static int options_end(int argc, char **argv)
 	return argc;
 }
 
-/* --iterations: the same range as a config's "iterations"; 0 or the exit code. */
-static int parse_iterations(const char *arg, struct pn_run_opts *o)
+/* --iterations, --repeat: the same range as a config's "iterations"; 0 or
+ * the exit code. */
+static int parse_iterations(const char *opt, const char *arg, struct pn_run_opts *o)
 {
 	char *end;
 	long v;
@@ -111,9 +121,8 @@ static int parse_iterations(const char *arg, struct pn_run_opts *o)
 	errno = 0;
 	v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || v < 1 || v > PN_CONFIG_MAX_ITERATIONS)
-		return pn_cli_error(PN_EXIT_USAGE,
-				    "--iterations: \"%.80s\" is not a count in [1, %d]", arg,
-				    PN_CONFIG_MAX_ITERATIONS);
+		return pn_cli_error(PN_EXIT_USAGE, "%s: \"%.80s\" is not a count in [1, %d]", opt,
+				    arg, PN_CONFIG_MAX_ITERATIONS);
 	o->iterations_override = (int)v;
 	return 0;
 }
@@ -172,6 +181,8 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec, s
 		{ "private", required_argument, NULL, 'P' },
 		{ "exec", no_argument, NULL, 'x' },
 		{ "explicit", no_argument, NULL, 'E' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "exit-status", no_argument, NULL, 'X' },
 		{ "no-events", no_argument, NULL, 'N' },
 		{ "allow-knob", required_argument, NULL, 'K' },
 		{ "set", required_argument, NULL, 'S' },
@@ -189,16 +200,19 @@ static int run_parse(int nopt, char **argv, struct pn_run_opts *o, bool *exec, s
 	};
 	int c, ret;
 
-	while ((c = getopt_long(nopt, argv, "o:n:qvh", lo, NULL)) != -1) {
+	while ((c = getopt_long(nopt, argv, "o:n:r:qvh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'o': o->outdir = optarg; break;
 		case 'F': o->force = true; break;
 		case 'W': o->no_wait = true; break;
 		case 'n':
-			ret = parse_iterations(optarg, o);
+		case 'r':
+			ret = parse_iterations(c == 'r' ? "--repeat" : "--iterations", optarg, o);
 			if (ret)
 				return ret;
+			o->repeat |= c == 'r';
 			break;
+		case 'X': o->exit_status = true; break;
 		case 'P': o->private_override = optarg; break;
 		case 'x': *exec = true; break;
 		case 'E': o->exec_explicit = true; break;
@@ -244,6 +258,10 @@ static int run_operands(int argc, char **argv, int nopt, bool exec, struct pn_ru
 	}
 	if (o->exec_explicit && !exec)
 		return pn_cli_error(PN_EXIT_USAGE, "--explicit only goes with --exec");
+	if ((o->repeat || o->exit_status) && !exec)
+		return pn_cli_error(PN_EXIT_USAGE,
+				    "%s only goes with --exec (-n N repeats a config)",
+				    o->repeat ? "--repeat" : "--exit-status");
 	if (!o->config_path && !exec)
 		return pn_cli_error(PN_EXIT_USAGE, "missing CONFIG (or --exec -- CMD); "
 						   "pnbench help run for the options");
@@ -267,6 +285,8 @@ int pn_cmd_run(int argc, char **argv)
 		ret = PN_EXIT_USAGE;
 	if (!ret)
 		ret = run_cli_apply(&o, &x);
+	if (ret < 0 && o.exit_status)
+		pn_cli_pass_status(); /* the command's status, whatever it is */
 	if (ret < 0)
 		ret = pn_run(&o);
 	free(x.sets);

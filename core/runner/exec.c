@@ -23,6 +23,8 @@
  * out of its reports.  It is sampled every interval and, exactly, once more
  * at exit.  With --explicit, what it holds on a private node -- that census
  * or its leaf's numa_stat, whichever is more -- is explicit (phase_json.c).
+ * Its elapsed time and software events are exec_metrics.c's; each run is
+ * kept for the terminal and --exit-status by exec_stat.c.
  */
 #include <errno.h>
 #include <signal.h>
@@ -225,6 +227,7 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 		x->stopped = true;
 		if (x->have_leaf)
 			check_leaf(x);
+		pn_exec_metrics_begin(x);
 	} else if (WIFEXITED(st) || WIFSIGNALED(st)) {
 		x->exited = true;
 		x->status = st;
@@ -234,8 +237,10 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 
 void pn_exec_go(struct pn_exec_state *x)
 {
-	if (x->stopped && !x->exited)
+	if (x->stopped && !x->exited) {
+		pn_exec_metrics_cont(x); /* the first: its elapsed time starts */
 		ptrace(PTRACE_CONT, x->pid, NULL, NULL);
+	}
 	x->stopped = false;
 }
 
@@ -263,14 +268,17 @@ bool pn_exec_poll(struct pn_exec_state *x)
 			return false;
 		if (w < 0) {
 			x->exited = true; /* nothing to wait for */
+			pn_exec_metrics_exit(x);
 			break;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			x->exited = true;
 			x->status = st;
+			pn_exec_metrics_exit(x);
 			break;
 		}
 		if (WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
+			pn_exec_metrics_exit(x); /* before the census: not its time */
 			if (x->have_pfnmap)
 				x->have_pfnmap = pn_pfnnode_load(&x->pfnmap) == 0;
 			pn_exec_sample(x); /* exiting, memory still mapped */
@@ -282,6 +290,7 @@ bool pn_exec_poll(struct pn_exec_state *x)
 			/* a signal for the command: deliver it */
 			int sig = WSTOPSIG(st) == SIGTRAP ? 0 : WSTOPSIG(st);
 
+			pn_exec_metrics_cont(x);
 			/* NOLINTNEXTLINE(performance-no-int-to-ptr): ptrace's data argument */
 			ptrace(PTRACE_CONT, x->pid, NULL, (void *)(long)sig);
 		}
@@ -369,6 +378,7 @@ cJSON *pn_exec_json(struct run *r, const struct pn_exec_state *x)
 		cJSON_AddNumberToObject(pn, key, (double)x->peak_pages[n]);
 	}
 	cross_check(ej, x);
+	pn_exec_metrics_json(ej, x);
 	if (x->have_leaf)
 		cJSON_AddNullToObject(ej, "cgroup_note");
 	else

@@ -597,6 +597,8 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 	if (pn_knobs_restore(&p.knobs) && !ret)
 		ret = -EIO;
 	pn_phase_explain(&p);
+	if (p.exec_mode)
+		pn_exec_record(&p); /* before the JSON takes the events' report */
 	cJSON_AddItemToArray(phases_json, pn_phase_json(&p, ret));
 	for (size_t i = 0; i < r->ncolls; i++)
 		pn_series_flush(&r->colls[i].series);

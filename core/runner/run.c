@@ -583,16 +583,19 @@ int pn_run(const struct pn_run_opts *o)
 	pn_progress_stop();
 	close_collectors(&r, colls_json);
 	exit_code = finish(&r, stopped);
-	if (pn_results_write(&r))
+	if (pn_results_write(&r)) {
 		exit_code = PN_EXIT_ERROR; /* run.json could not say it */
-	else
+	} else {
 		pn_results_print(&r);
+		pn_exec_print(&r); /* where the --exec command's pages went */
+	}
 	cJSON_Delete(r.root);
 	goto out;
 out_colls:
 	close_collectors(&r, colls_json);
 	cJSON_Delete(r.root);
 out:
+	pn_exec_log_free(r.exec_log);
 	pn_verdict_state_free(&r.vs);
 	free(r.counters_why);
 	pn_cgroup_teardown(&r.cg);

@@ -17,7 +17,9 @@ struct pn_run_opts {
 	bool exec_explicit;	      /* the command's pages on private nodes are intended */
 	bool no_events;		      /* --no-events: no event collector, counters only */
 	const char *private_override; /* --private LIST|auto */
-	int iterations_override;      /* > 0: replaces the config's iterations */
+	int iterations_override;      /* > 0: replaces the config's iterations (-n, -r) */
+	bool repeat;		      /* -r N: iterations_override is perf stat's -r */
+	bool exit_status;	      /* --exit-status: exit with the --exec command's status */
 	int progress;		      /* 1 --progress, -1 --no-progress, 0 on a terminal */
 	int summary_format;	      /* the summary on stdout: 0 text, 1 json, 2 csv */
 	const char *junit_path;	      /* --junit FILE, --tap FILE, --openmetrics FILE */

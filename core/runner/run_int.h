@@ -17,12 +17,14 @@
 #include "core/api/collector.h"
 #include "core/config/config.h"
 #include "core/sys/pagemap.h"
+#include "core/sys/perfproc.h"
 #include "core/sys/procfs.h"
 #include "run.h"
 #include "core/sys/topology.h"
 #include "core/api/workload.h"
 
 struct cJSON;
+struct pn_exec_log; /* exec_stat.h: every run of the --exec command */
 
 /*
  * The verdict's state, counted in C as the phases record it (phase_json.c:
@@ -95,8 +97,9 @@ struct run {
 	int64_t misplaced_total;
 	int ran_workloads; /* workloads that ran */
 	int failed_workloads;
-	int exec_failed;	    /* --exec: the command exited non-zero or was killed */
-	const struct pn_config *c0; /* thresholds and roles come from point 0 */
+	int exec_failed;	      /* --exec: the command exited non-zero or was killed */
+	struct pn_exec_log *exec_log; /* --exec: each run of the command (exec_stat.c) */
+	const struct pn_config *c0;   /* thresholds and roles come from point 0 */
 	/* the verdict's sources (verdict.c) */
 	char (*counters_why)[320];     /* per node: first failure of its counters */
 	uint64_t sample_iv_ms;	       /* node sampling interval (largest) */
@@ -168,6 +171,14 @@ struct pn_exec_state {
 	struct pn_exec_survivors surv;
 	int kill_stage; /* stop request: 0, 1 = SIGTERM sent, 2 = SIGKILL sent */
 	uint64_t kill_at_ns;
+	/* exec_metrics.c: elapsed time and software events, perf stat's */
+	uint64_t go_ns;	  /* released at its exec trap */
+	uint64_t cont_ns; /* last let go on from a stop */
+	uint64_t exit_ns; /* its exit (the exit trap, else its reaping); 0: unknown */
+	struct pn_perf_proc *pp;
+	int pp_err; /* 0, or why its software events are absent (-errno) */
+	bool have_counts;
+	struct pn_perf_proc_counts counts;
 };
 /* Fork the command into its leaf (x->leaf when x->have_leaf) and hold it at
  * its exec trap: it runs nothing of its own before pn_exec_go(). */
@@ -192,6 +203,31 @@ void pn_exec_escalate(struct pn_exec_state *x, uint64_t now_ns);
  * remove the leaf */
 void pn_exec_end_survivors(struct pn_exec_state *x);
 struct cJSON *pn_exec_survivors_json(const struct pn_exec_state *x);
+
+/* exec_metrics.c: the command's elapsed time and software events.  begin()
+ * once it is held at its exec trap (opens the counters, notes SIGCHLD
+ * times), stopped()/exited() from its wait loop, end() after the phase's
+ * after-read (the counters read: its children that ended are in them). */
+void pn_exec_metrics_begin(struct pn_exec_state *x);
+void pn_exec_metrics_cont(struct pn_exec_state *x);
+void pn_exec_metrics_exit(struct pn_exec_state *x);
+void pn_exec_metrics_end(struct pn_exec_state *x);
+/* exec.metrics (elapsed, faults, migrations, context switches, pages per
+ * node) and exec.software_events {status, reason} */
+void pn_exec_metrics_json(struct cJSON *ej, const struct pn_exec_state *x);
+
+/* exec_stat.c, exec_status.c, exec_print.c: every run of the command, kept in
+ * r->exec_log (exec_stat.h) */
+struct phase;
+/* After the phase's accounting, before its JSON: read the command's
+ * counters and keep this run in r->exec_log. */
+void pn_exec_record(struct phase *p);
+/* --exit-status: the command's status becomes the process's (verdict v
+ * gets exit_code_from and verdict_exit_code); otherwise code. */
+int pn_exec_exit_status(struct run *r, struct cJSON *v, int code);
+/* The placement table, the allocation sites and the metrics, on stdout. */
+void pn_exec_print(const struct run *r);
+void pn_exec_log_free(struct pn_exec_log *l);
 
 /* runjson.c: the results tree, run.json */
 struct cJSON *pn_results_new_root(struct run *r, const struct pn_config *c);

@@ -220,6 +220,25 @@ static void summary_stats(cJSON *e)
 	free(a);
 }
 
+/* The --exec command's metrics (exec_metrics.c) as those of one more
+ * foreground workload, "--exec", when it ran to its own end. */
+static void summarize_exec(cJSON *list, const char *phn, int idx, const cJSON *ex)
+{
+	cJSON *m, *e, *wl = cJSON_CreateObject();
+
+	if (!cJSON_IsNumber(cJSON_GetObjectItem(ex, "exit_code")) ||
+	    cJSON_IsTrue(cJSON_GetObjectItem(ex, "interrupted")))
+		return;
+	cJSON_AddStringToObject(wl, "workload", "--exec");
+	cJSON_ArrayForEach (m, cJSON_GetObjectItem(ex, "metrics")) {
+		e = summary_entry(list, phn, idx, wl, m);
+		cJSON_AddItemToArray(
+			cJSON_GetObjectItem(e, "values"),
+			cJSON_CreateNumber(cJSON_GetObjectItem(m, "value")->valuedouble));
+	}
+	cJSON_Delete(wl);
+}
+
 /* Every foreground metric of the workloads that ran as expected, over the
  * point's iterations; background workloads and failed runs stay out. */
 cJSON *pn_results_summarize_point(cJSON *iters)
@@ -246,6 +265,7 @@ cJSON *pn_results_summarize_point(cJSON *iters)
 									   ->valuedouble));
 				}
 			}
+			summarize_exec(list, phn, idx, cJSON_GetObjectItem(ph, "exec"));
 		}
 	}
 	cJSON_ArrayForEach (e, list)

@@ -392,6 +392,7 @@ int pn_results_judge(struct run *r)
 		return code;
 	}
 	cJSON_AddStringToObject(v, "result", result);
+	code = pn_exec_exit_status(r, v, code); /* --exit-status */
 	cJSON_AddNumberToObject(v, "exit_code", code);
 	return code;
 }

@@ -81,7 +81,8 @@ static void print_point(const cJSON *pt, int npoints)
 	if (npoints > 1 || label[0])
 		printf("point %d%s%s\n", (int)num(pt, "index"), label[0] ? "  " : "", label);
 	cJSON_ArrayForEach (e, cJSON_GetObjectItem(cJSON_GetObjectItem(pt, "summary"), "metrics"))
-		print_metric(e);
+		if (strcmp(pn_json_str(e, "workload"), "--exec") != 0)
+			print_metric(e); /* the command's: after the verdict (exec_print.c) */
 }
 
 /* --format csv: one row per metric, per private node, and the verdict. */

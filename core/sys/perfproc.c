@@ -3,6 +3,7 @@
  * perfproc.c - software events of one process through libperf.  See perfproc.h.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +15,29 @@ const char *const pn_perf_proc_names[PN_PP_N] = {
 	"page_faults",	  "minor_faults",     "major_faults",
 	"cpu_migrations", "context_switches", "cpu_clock_ns",
 };
+
+const char *pn_perf_proc_why(int err, char *buf, size_t len)
+{
+	char paranoid[32] = "?";
+
+	if (err == -ENOSYS) {
+		snprintf(buf, len, "built without libperf (make deps, then rebuild)");
+		return buf;
+	}
+	if (pn_read_text("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid)) > 0)
+		paranoid[strcspn(paranoid, "\n")] = '\0';
+	if (err == -EACCES || err == -EPERM)
+		snprintf(buf, len,
+			 "perf_event_open refused (%s; kernel.perf_event_paranoid %s): counting "
+			 "needs paranoid <= 2 for one's own children, or CAP_PERFMON",
+			 strerrorname_np(-err), paranoid);
+	else if (err == -ENOENT || err == -EOPNOTSUPP)
+		snprintf(buf, len, "perf_event_open: this kernel has no software events (%s)",
+			 strerrorname_np(-err));
+	else
+		snprintf(buf, len, "perf_event_open: %s", strerror(-err));
+	return buf;
+}
 
 #ifdef PN_HAVE_LIBPERF
 #include <linux/perf_event.h>
@@ -76,8 +100,7 @@ int pn_perf_proc_open(pid_t pid, struct pn_perf_proc **out)
 	}
 	if (ret) {
 		pn_perf_proc_close(p);
-		return pn_error(ret < 0 ? ret : -EINVAL, "perf: software events of pid %d: %s",
-				(int)pid, strerror(ret < 0 ? -ret : EINVAL));
+		return ret < 0 ? ret : -EINVAL;
 	}
 	*out = p;
 	return 0;

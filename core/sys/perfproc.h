@@ -11,10 +11,13 @@
  * counters stay readable after the process itself exited - then
  * pn_perf_proc_close().  Works without root for one's own children
  * (perf_event_paranoid <= 2); -ENOSYS without libperf at build time.
+ * pn_perf_proc_open() logs nothing: a refusal is the caller's to report,
+ * in the words pn_perf_proc_why() gives it.
  */
 #ifndef PN_PERFPROC_H
 #define PN_PERFPROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -38,7 +41,11 @@ struct pn_perf_proc_counts {
 
 struct pn_perf_proc;
 
+/* 0, or -errno of perf_event_open (-ENOSYS: built without libperf). */
 int pn_perf_proc_open(pid_t pid, struct pn_perf_proc **out);
+/* Why the open failed with err, for people: "perf_event_open refused
+ * (EACCES; kernel.perf_event_paranoid 3) ...", "built without libperf". */
+const char *pn_perf_proc_why(int err, char *buf, size_t len);
 int pn_perf_proc_read(struct pn_perf_proc *p, struct pn_perf_proc_counts *c);
 void pn_perf_proc_close(struct pn_perf_proc *p);
 
