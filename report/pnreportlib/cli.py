@@ -55,8 +55,17 @@ def cmd_demo_table(a):
 
 
 def cmd_compare(a):
+    """compare A B [C…], or compare --db INDEX (groups.py selects the runs); one output."""
     from . import compare
-    return compare.main(a)
+    cfg = compare.load_config(a.config)
+    if a.db:
+        from . import groups
+        if a.runs:
+            raise InputError("compare --db selects runs from the index: give no run directories")
+        res = groups.compare_index(a, cfg)
+    else:
+        res = compare.compare_dirs(a, cfg)
+    return compare.emit(a, cfg, res)
 
 
 def cmd_dashboard(a):

@@ -482,7 +482,8 @@ def _json_clean(o):
     return o
 
 
-def _compare_dirs(a, cfg):
+def compare_dirs(a, cfg):
+    """compare A B [C…]: the run directories of the command line, loaded and compared."""
     if len(a.runs) < 2:
         raise InputError("compare needs at least two runs (the first is the baseline), or --db")
     if any(getattr(a, k, None) for k in ("by", "where", "baseline")):
@@ -497,15 +498,9 @@ def _compare_dirs(a, cfg):
     return compare(runs, cfg)
 
 
-def main(a):
-    cfg = load_config(a.config)
-    if getattr(a, "db", None):
-        from . import groups
-        if a.runs:
-            raise InputError("compare --db selects runs from the index: give no run directories")
-        res = groups.compare_index(a, cfg)
-    else:
-        res = _compare_dirs(a, cfg)
+def emit(a, cfg, res):
+    """Write a comparison (compare_dirs or groups.compare_index) as --format asks;
+    the exit code of the regression gate."""
     if a.format == "json":
         text = json.dumps(_json_clean(res), indent=1) + "\n"
     elif a.format == "html":

@@ -14,6 +14,7 @@ fi
 [ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
 "$PN" run configs/smoke.json -o "$T/run" -q >/dev/null 2>&1
 n=0
+G=tests/report/import_graph.py
 t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
 t "summary prints the verdict and the workload's metric medians" \
 	"$R summary $T/run > $T/sum && grep -q '^verdict: ' $T/sum && grep -q 'alloc_fault_throughput' $T/sum"
@@ -36,4 +37,12 @@ t "--help lists every command" \
 	"$R --help > $T/help && (for c in run compare dashboard demo demo-table summary plot load index-init; do grep -qE \"^    \$c( |\$)\" $T/help || exit 1; done)"
 t "plot of a missing directory exits 2 naming it" "$R plot $T/nosuch >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q nosuch $T/err"
 t "an unknown command exits 2" "$R nosuch >/dev/null 2>&1; [ \$? -eq 2 ]"
+# issue 18: no import circle in report/pnreportlib (deferred imports count); and
+# the check sees one: a copy with a deferred import of series in load fails
+t "report/pnreportlib has no import circle" "/usr/bin/python3 $G report/pnreportlib > $T/graph; grep -q ' 0 circle' $T/graph"
+cp -r report/pnreportlib "$T/pnreportlib"
+printf '\n\ndef _deferred():\n    from . import series\n    return series\n' >> "$T/pnreportlib/load.py"
+printf '\n\ndef _deferred():\n    from .load import Run\n    return Run\n' >> "$T/pnreportlib/series.py"
+t "the import check finds a circle made of deferred imports" \
+	"/usr/bin/python3 $G $T/pnreportlib > $T/graph2; [ \$? -eq 1 ] && grep -q 'circle: load -> series -> load' $T/graph2"
 echo "1..$n"
