@@ -19,7 +19,7 @@ import os
 import sys
 from collections import OrderedDict
 
-from . import stats, units
+from . import stats, fmt
 from .html import Page
 from .load import InputError, labels_str, load_run, read_json
 from .outfile import write_file
@@ -251,15 +251,13 @@ def side_by_side(res, show_all=False):
         if not show_all and _unchanged(r):
             continue
         b = r["baseline"]
-        sc = units.scale_for(r["unit"], [x for x in [b["mean"]] + [v.get("mean") for v in r["vs"]]
-                                         if x is not None])
         row = [mid(r) + {"higher": " ↑", "lower": " ↓"}.get(r["better"], ""),
-               f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})" if b["n"] else "–"]
+               _msd(r, b)]
         for v in r["vs"]:
             if v["status"] == "missing":
                 row += ["–", "", "only in A" if v.get("only_in") == "baseline" else "not in A"]
                 continue
-            row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})",
+            row += [_msd(r, v),
                     f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–",
                     ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")]
         rows.append(row)
@@ -295,10 +293,17 @@ def render_side_by_side_text(res, show_all=False):
     return out
 
 
-def _fmt_pair(r, v, sc):
-    if v is None:
+def _fmt_pair(r, v):
+    return fmt.value(v, r["unit"])
+
+
+def _msd(r, s):
+    """'mean ± sd (n)'; one sample has no spread: 'value (n=1)'."""
+    if not s.get("n"):
         return "–"
-    return units.fmt(v, r["unit"], sc)
+    if s["n"] == 1 or s.get("stddev") is None:
+        return f"{_fmt_pair(r, s['mean'])} (n={s['n']})"
+    return f"{_fmt_pair(r, s['mean'])} ± {_fmt_pair(r, s['stddev'])} ({s['n']})"
 
 
 def render_text(res, show_all=False):
@@ -322,20 +327,18 @@ def render_text(res, show_all=False):
                     and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0):
                 hidden.add(ri)
                 continue
-            allv = [r["baseline"]["mean"], v.get("mean")]
-            sc = units.scale_for(r["unit"], [x for x in allv if x is not None])
             b = r["baseline"]
-            ca = f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"
+            ca = _msd(r, b)
             if v["status"] == "missing":
                 if k_only := v.get("only_in"):
                     ca = ca if k_only == "baseline" else "(not in A)"
                 lines.append((mid(r), ca, "(not in " + L + ")" if v.get("only_in") == "baseline" else
                               "only here", "", "", "", ""))
                 continue
-            cb = f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})"
+            cb = _msd(r, v)
             d = f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–"
             p = f"{v['p']:.3f}" if v.get("p") is not None else "–"
-            ci = (f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]"
+            ci = (f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
                   if v["ci"][0] is not None else ("static" if r["kind"] == "isolation" else "–"))
             mark = ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")
             lines.append((mid(r), ca, cb, d, p, ci, mark))
@@ -403,20 +406,19 @@ def render_html(res):
             if any(r is z for z in zero_iso):
                 continue
             v = r["vs"][oi - 1]
-            sc = units.scale_for(r["unit"], [x for x in (r["baseline"]["mean"], v.get("mean")) if x is not None])
             b = r["baseline"]
             arrow = {"higher": " ↑", "lower": " ↓"}.get(r["better"], "")
-            row = [mid(r) + arrow, f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"]
+            row = [mid(r) + arrow, _msd(r, b)]
             if v["status"] == "missing":
                 row = [mid(r) + arrow, row[1] if v.get("only_in") == "baseline" else "–",
                        "–" if v.get("only_in") == "baseline" else "only in this run", "", "", "", ""]
             else:
                 thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
                        "> 0" if r["kind"] == "isolation" else "")
-                row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})",
+                row += [_msd(r, v),
                         f"{v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else "–",
                         f"{v['p']:.2g}" if v.get("p") is not None else "–",
-                        f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]"
+                        f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
                         if v["ci"][0] is not None else "–",
                         (("* " if v.get("significant") else "") + (MARK.get(v["status"]) or "") +
                          f" ({thr})").strip()]

@@ -19,7 +19,7 @@ import re
 import sys
 from collections import OrderedDict
 
-from . import compare, plots, units
+from . import compare, plots, fmt
 from .html import Page
 from .indexdb import INDEX_VERSION, TABLES, open_index
 from .load import InputError, labels_str, load_run, read_json
@@ -254,10 +254,9 @@ def write_pages(db, out, cfg):
                     "Mean ± stddev per run, one colour per kernel; circled: regression against the last good "
                     "complete run of the same kernel; dotted line: the kernel changed (a step there is never "
                     "judged: compare kernels with compare); ×: incomplete run (not judged).")
-        sc = units.scale_for(unit, [p["mean"] for p in pts if p["mean"] is not None])
         page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs same kernel", "p", "mark", "run"],
                    [[p["started_at"], p["kernel"], p["host"], p["state"], p["n"],
-                     f"{units.fmt(p['mean'], unit, sc)} ± {units.fmt(p['stddev'], unit, sc)}",
+                     fmt.value(p['mean'], unit) + (f" ± {fmt.value(p['stddev'], unit)}" if (p["n"] or 0) > 1 else ""),
                      f"{p['delta_pct']:+.1f} %" if p.get("delta_pct") is not None else "",
                      f"{p['p']:.3g}" if p.get("p") is not None else "",
                      compare.MARK.get(p["status"], p["status"]) or p["status"], p["run_id"][:12]] for p in pts],
@@ -283,7 +282,7 @@ def write_pages(db, out, cfg):
         mk = compare.MARK.get(last["status"], last["status"]) or last["status"]
         cls = "fail" if last["status"] == "regression" else "warn" if last["status"] == "incomplete" else ""
         page.add(f'<tr><td><a href="metrics/{esc(fname)}">{esc(title_of(key))}</a></td><td class="n">{len(pts)}</td>'
-                 f'<td class="n">{esc(units.fmt(last["mean"], last["unit"]))}</td><td>{esc(last["kernel"])}</td>'
+                 f'<td class="n">{esc(fmt.value(last["mean"], last["unit"]))}</td><td>{esc(last["kernel"])}</td>'
                  f'<td class="{cls}">{esc(mk)}</td><td class="n {"fail" if regs else ""}">{len(regs)}</td></tr>')
     page.add("</tbody></table>")
     page.h(2, "Runs", "runs")

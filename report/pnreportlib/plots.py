@@ -20,7 +20,7 @@ import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
-from . import series, units  # noqa: E402
+from . import series, fmt  # noqa: E402
 
 DPI = 100
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
@@ -273,7 +273,7 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
         deltas = {k: v - v[first] for k, v in kinds.items()}
         dused = used - used[first]
         top = max(float(np.nanmax(np.abs(v), initial=0)) for v in list(deltas.values()) + [dused])
-        uname, f = units.scale_for("bytes", [top])
+        uname, f = fmt.scale_for("bytes", [top])
         if f == 1:
             uname, f = "KiB", 1024.0
         for (it_i, name), (a, b) in spans.items():
@@ -312,7 +312,7 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
                 span = spans.get((gi, ph.get("name")))
                 if not g.get("total") or not span:
                     continue
-                label = f"+{units.fmt(g['total'] * ps, 'bytes')} general"
+                label = f"+{fmt.value(g['total'] * ps, 'bytes')} general"
                 half = (6.2 * len(label) + 8) / 2
                 xc = (span[0] + span[1]) / 2 * ax_px
                 slot = next((i for i, e in enumerate(row_end) if xc - half >= e), None)
@@ -362,7 +362,7 @@ def isolation(run, by_phase, title):
             bottom += v
         ymax = max(ymax, bottom.max() if bottom.size else 0)
         for i, tot in enumerate(bottom):
-            ax.text(i, tot, units.num(int(tot)), ha="center", va="bottom", fontsize=8,
+            ax.text(i, tot, fmt.num(int(tot)), ha="center", va="bottom", fontsize=8,
                     color="#8a1c12" if tot else "#185c18")
         if not bottom.any():
             ax.text(0.5, 0.55, "0 general pages in every phase", transform=ax.transAxes, ha="center",
@@ -417,15 +417,15 @@ def latency_matrix(lat, bw, title):
         mat = np.full((len(srcs), len(dsts)), np.nan)
         txt = [["" for _ in dsts] for _ in srcs]
         if kind == "lat":
-            un, f = units.scale_for("ns", [v[0] for v in d.values()])
+            un, f = fmt.scale_for("ns", [v[0] for v in d.values()])
         else:
-            un, f = units.scale_for("bytes/s", [v[0] for v in d.values()])
+            un, f = fmt.scale_for("bytes/s", [v[0] for v in d.values()])
         for (s, t), (meas, decl) in d.items():
             i, j = srcs.index(s), dsts.index(t)
             mat[i, j] = meas / f
-            txt[i][j] = f"{units.num(meas / f)}"
+            txt[i][j] = f"{fmt.num(meas / f)}"
             if decl:
-                txt[i][j] += f"\nHMAT {units.num(decl / f)}\n×{meas / decl:.2f}"
+                txt[i][j] += f"\nHMAT {fmt.num(decl / f)}\n×{meas / decl:.2f}"
         _heat(ax, fig, mat, srcs, dsts, txt, f"measured ({un})",
               "YlOrRd" if kind == "lat" else "YlGnBu")
         ax.set_title(("idle latency" if kind == "lat" else "peak bandwidth") + f" ({un})",
@@ -457,8 +457,8 @@ def loaded_latency(rows, cols, title):
         return None
     allx = [p[0] for g in groups.values() for p in g]
     ally = [p[1] for g in groups.values() for p in g]
-    bun, bf = units.scale_for("bytes/s", allx)
-    lun, lf = units.scale_for("ns", ally)
+    bun, bf = fmt.scale_for("bytes/s", allx)
+    lun, lf = fmt.scale_for("ns", ally)
     fig, ax = _new(8, 3.6)
 
     def label(key):
@@ -563,7 +563,7 @@ def history(name, points, unit, better, title):
         if len(p) > 6 and p[6]:
             ax.axvline(p[0] - 0.5, color="0.45", lw=0.8, ls=":", zorder=0)
     kernels = list(OrderedDict.fromkeys(p[4] for p in points))
-    un, f = units.scale_for(unit, [p[2] for p in points if p[2] is not None])
+    un, f = fmt.scale_for(unit, [p[2] for p in points if p[2] is not None])
     for i, k in enumerate(kernels):
         pts = [p for p in points if p[4] == k and p[2] is not None]
         ax.errorbar([p[0] for p in pts], [p[2] / f for p in pts], yerr=[(p[3] or 0) / f for p in pts],

@@ -8,7 +8,7 @@ provenance and topology."""
 import json
 from collections import OrderedDict
 
-from . import plots, units
+from . import plots, fmt
 from .scenarios import section_exhaust, section_interleave
 from .html import Page
 from .load import metric_id
@@ -17,7 +17,7 @@ KINDS = list(plots.KIND_COLORS)
 
 
 def _pages_text(p, page_size=4096):
-    return f"{units.num(int(p))} pages ({units.fmt(p * page_size, 'bytes')})"
+    return fmt.pages(int(p), page_size)
 
 
 def isolation_model(run):
@@ -63,7 +63,7 @@ def _isolation_title(run, by_phase):
     if not bad:
         return f"Private node{'s' if len(by_phase) > 1 else ''} {', '.join(by_phase)}: no general allocation in any phase"
     return "General allocations on private nodes: " + "; ".join(
-        f"node {n}: {units.num(int(v))} pages" for n, v in bad)
+        f"node {n}: {fmt.num(int(v))} pages" for n, v in bad)
 
 
 def _pass_text(v, judged):
@@ -136,7 +136,7 @@ def section_isolation(page, run):
     if rows:
         page.table(["private node", "verdict", "general pages (max)", "counters", "events (perf)",
                     "in workload cgroups", "outside any cgroup"],
-                   [[r[0], r[1]] + [units.num(x) for x in r[2:]] for r in rows], num_cols=(2, 3, 4, 5, 6),
+                   [[r[0], r[1]] + [fmt.num(x) for x in r[2:]] for r in rows], num_cols=(2, 3, 4, 5, 6),
                    cell_class=lambda r, c, val: ("pass" if val == "pass" else "fail" if val == "FAIL" else
                                                  "warn" if val == "inconclusive" else None) if c == 1 else None)
     dis = sorted({d for _, it, ph in run.phases() for nd in (ph.get("nodes") or {}).values()
@@ -260,7 +260,7 @@ def section_probes(page, run):
     page.p(f"{len(bad)} of {len(probes)} probes put general pages on a private node"
            + (f": {', '.join(map(str, bad))}" if bad else "") + " (first iteration).",
            "fail" if bad else "pass")
-    page.table(cols, [["" if v is None else units.num(v) if isinstance(v, (int, float)) else v for v in r]
+    page.table(cols, [["" if v is None else fmt.num(v) if isinstance(v, (int, float)) else v for v in r]
                       for r in t["rows"]],
                num_cols=pages_cols, cell_class=bad_cell)
 
@@ -279,7 +279,7 @@ def section_checks(page, run):
             k = (x.get("phase"), x.get("workload"), x.get("name"), str(x.get("expected")))
             agg.setdefault(k, []).append(x.get("observed"))
         page.table(["phase", "workload", "check", "expected", "observed (per iteration)"],
-                   [[k[0], k[1], k[2], k[3], ", ".join(units.num(o) for o in obs)] for k, obs in agg.items()])
+                   [[k[0], k[1], k[2], k[3], ", ".join(fmt.num(o) for o in obs)] for k, obs in agg.items()])
 
 
 def section_metrics(page, run):
@@ -289,12 +289,13 @@ def section_metrics(page, run):
     page.h(2, "Metrics (over iterations)", "metrics")
     rows = []
     for p, m in ms:
-        vals = [m.get(k) for k in ("median", "mean", "min", "max")]
-        sc = units.scale_for(m.get("unit"), [v for v in vals if isinstance(v, (int, float))])
-        cv = (100 * m["stddev"] / abs(m["mean"])) if m.get("mean") and m.get("stddev") is not None else None
-        rows.append([m.get("phase"), m.get("workload"), metric_id(m), units.fmt(m.get("median"), m.get("unit"), sc),
-                     units.fmt(m.get("mean"), m.get("unit"), sc) + " ± " + units.fmt(m.get("stddev"), m.get("unit"), sc),
-                     f"{cv:.1f} %" if cv is not None else "–", m.get("n"), m.get("better") or "–"])
+        u, n = m.get("unit"), m.get("n") or 0
+        # one sample has no spread: no "± 0", no "CV 0.0 %"
+        spread = n > 1 and m.get("stddev") is not None
+        cv = (100 * m["stddev"] / abs(m["mean"])) if spread and m.get("mean") else None
+        rows.append([m.get("phase") or "–", m.get("workload") or "–", metric_id(m), fmt.value(m.get("median"), u),
+                     fmt.value(m.get("mean"), u) + (" ± " + fmt.value(m.get("stddev"), u) if spread else ""),
+                     fmt.pct(cv) if cv is not None else "–", fmt.num(n), m.get("better") or "–"])
     page.table(["phase", "workload", "metric", "median", "mean ± stddev", "CV", "n", "better"], rows,
                num_cols=(3, 4, 5, 6))
 
@@ -340,7 +341,7 @@ def section_provenance(page, run):
             ["roles", f"private [{d['roles'].get('private')}]{' (found by the kernel)' if d['roles'].get('private_auto') else ''}, dram [{d['roles'].get('dram')}]"]]
     files = run.series_files
     if files:
-        rows.append(["series files", "; ".join(f"{f}: {units.num(n)} rows, checked" if n is not None else
+        rows.append(["series files", "; ".join(f"{f}: {fmt.num(n)} rows, checked" if n is not None else
                                                f"{f}: not in the run directory, not checked" for f, n in files)])
     acc = d.get("accounting") or {}
     if acc:
@@ -365,8 +366,8 @@ def section_provenance(page, run):
         page.h(3, "Topology")
         page.table(["node", "role", "CPUs", "memory", "tier", "subtype", "private memory (kernel)"],
                    [[n.get("id"), "private" if n.get("id") in priv else "DRAM" if n.get("id") in dram else "–",
-                     n.get("cpus") or "none", units.fmt(n.get("mem_total_bytes"), "bytes"), n.get("memory_tier", "–"),
-                     n.get("subtype") or "–", units.num(n.get("has_private_memory"))] for n in nodes],
+                     n.get("cpus") or "none", fmt.value(n.get("mem_total_bytes"), "bytes"), n.get("memory_tier", "–"),
+                     n.get("subtype") or "–", fmt.num(n.get("has_private_memory"))] for n in nodes],
                    num_cols=(3,))
         dist = topo.get("distances") or {}
         if dist:

@@ -1,5 +1,5 @@
 """`report summary DIR`: the run in a few lines of text (status first)."""
-from . import units
+from . import fmt
 from .load import load_run, metric_id
 
 
@@ -12,9 +12,8 @@ def main(a):
         print("  INCOMPLETE: only the phases that finished are below")
     print(f"roles: private [{d['roles'].get('private')}] dram [{d['roles'].get('dram')}]")
     for p, m in run.summary_metrics():
-        sc = units.scale_for(m.get("unit"), [m.get("median") or 0])
         print(f"  {m.get('phase')}/{m.get('workload')}: {metric_id(m):44s} median "
-              f"{units.fmt(m.get('median'), m.get('unit'), sc):>14s} (n={m.get('n')})")
+              f"{fmt.value(m.get('median'), m.get('unit'), html=False):>14s} (n={m.get('n')})")
     v = d["verdict"]
     for node, nv in sorted((v.get("nodes") or {}).items(), key=lambda kv: int(kv[0])):
         print(f"  private node {node}: {nv.get('general_pages_max')} general pages at most"

@@ -25,11 +25,13 @@ import make_fixture  # noqa: E402
 from pnreportlib import compare, load  # noqa: E402
 from reportcheck import (PY, ROOT, Case, assert_not_blank, check_page, png_size,  # noqa: E402
                          pnreport)
+import test_fmt  # noqa: E402
 import test_golden  # noqa: E402
 import test_robust  # noqa: E402
 
 GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
 Robust = test_robust.Robust
+Fmt = test_fmt.Fmt
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
@@ -80,7 +82,7 @@ class RunReport(Case):
         pnreport("run", f"{T}/stock", "-o", out)
         doc, _ = check_page(self, out, SCENARIO_PLOTS)
         self.has(doc, "Verdict: FAIL")
-        self.has(doc, "General allocations on private nodes: node 1: 2\u202f048 pages")
+        self.has(doc, "General allocations on private nodes: node 1: 2,048 pages")
         self.has(doc, "6 of 8 probes put general pages on a private node")
         self.has(doc, "(stock)")
 
