@@ -19,7 +19,7 @@ import os
 import sys
 from collections import OrderedDict
 
-from . import stats, fmt
+from . import fmt, labels, stats
 from .html import Page
 from .load import InputError, labels_str, load_run, read_json
 from .outfile import write_file
@@ -211,19 +211,9 @@ def rows_judged(rows):
 
 
 def point_label(pk):
-    """A matrix point's key as a reader sees it: 'policy=interleave' (the last
-    component of each matrix path), 'point 2', or '' for the only point."""
-    if pk in ("#0", "*", None):
-        return ""
-    if pk.startswith("#"):
-        return f"point {pk[1:]}"
-    try:
-        m = json.loads(pk)
-    except ValueError:
-        return pk
-    if not isinstance(m, dict):
-        return pk
-    return ", ".join(f"{str(k).rsplit('.', 1)[-1]}={v}" for k, v in m.items())
+    """A matrix point's key as a reader sees it: 'size=16M spill=after'
+    (labels.point_label), 'point 2', or '' for the only point."""
+    return labels.point_label(pk)
 
 
 def mid(r):
@@ -270,7 +260,7 @@ def render_side_by_side_text(res, show_all=False):
     if not rows:
         return ["", "== side by side: no metric changed significantly against any run"]
     cols = len(headers)
-    w = [min(84, max(len(x[i]) for x in rows + [headers])) for i in range(cols)]
+    w = [max(len(x[i]) for x in rows + [headers]) for i in range(cols)]
     # widen the last column of each group to fit its label
     c = 0
     for text, span in groups:
@@ -280,7 +270,7 @@ def render_side_by_side_text(res, show_all=False):
         c += span
 
     def line(x):
-        return "  ".join(x[i][:w[i]].ljust(w[i]) if i == 0 or headers[i] == "mark" else x[i].rjust(w[i])
+        return "  ".join(x[i].ljust(w[i]) if i == 0 or headers[i] == "mark" else x[i].rjust(w[i])
                          for i in range(cols)).rstrip()
     top, c = [], 0
     for text, span in groups:
@@ -348,8 +338,8 @@ def render_text(res, show_all=False):
             out.append("   no metric changed significantly")
             continue
         hdr = ("metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p", f"95% CI {L}-A", "")
-        w = [min(84, max(len(x[i]) for x in lines + [hdr])) for i in range(len(hdr))]
-        fmt_l = lambda x: "  ".join((x[i][:w[i]].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
+        w = [max(len(x[i]) for x in lines + [hdr]) for i in range(len(hdr))]
+        fmt_l = lambda x: "  ".join((x[i].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
                                     for i in range(len(hdr))).rstrip()
         out.append(fmt_l(hdr))
         out.append("-" * len(fmt_l(hdr)))
@@ -453,7 +443,7 @@ def _deltas_figure(page, res):
         per = [(v["delta_pct"], v["ci_pct"][0], v["ci_pct"][1], v["status"]) if v.get("delta_pct") is not None
                else None for v in r["vs"]]
         if any(per):
-            items.append((mid(r)[:60], per))
+            items.append((mid(r), per))     # whole: a cut label can read like another
     if not items:
         return
     nreg = sum(1 for _, per in items for v in per if v and v[3] == "regression")

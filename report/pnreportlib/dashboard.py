@@ -19,11 +19,13 @@ import re
 import sys
 from collections import OrderedDict
 
-from . import compare, plots, fmt
+from . import compare, fmt, plots
 from .html import Page
+from .labels import point_label, run_config_label
 from .indexdb import INDEX_VERSION, TABLES, open_index
 from .load import InputError, labels_str, load_run, read_json
 from .outfile import atomic_open, make_dirs, write_file
+from .progress import Progress
 
 
 def connect(path):
@@ -82,7 +84,7 @@ def _run_row(run, run_id, path):
     v = d["verdict"]
     return (run_id, path, d["schema_version"], d.get("tool", {}).get("version"), run.state, run.reason,
             d.get("started_at"), d.get("updated_at"), d.get("host", {}).get("hostname"), k.get("release"),
-            s.get("id"), s.get("mode"), k.get("kconfig_sha256"), d.get("config", {}).get("name"),
+            s.get("id"), s.get("mode"), k.get("kconfig_sha256"), run_config_label(d),
             d.get("config", {}).get("sha256"), v.get("result"), v.get("misplaced_pages"),
             (v.get("checks") or {}).get("failed"),
             datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -221,7 +223,8 @@ def slug(key):
 def title_of(key):
     host, cfg, point, phase, wi, wl, name, labels = key
     where = "/".join(x for x in OrderedDict.fromkeys((phase, wl)) if x)
-    pt = "" if point in ("#0", "*") else f" [{point}]"
+    pl = point_label(point)
+    pt = f" [{pl}]" if pl else ""
     return (f"{cfg}{pt}: {where + ': ' if where else ''}{name}" + (f"{{{labels}}}" if labels else "")
             + f" on {host}")
 
@@ -230,7 +233,9 @@ def write_pages(db, out, cfg):
     make_dirs(os.path.join(out, "metrics"))
     ser = series(db)
     summary = []
+    prog = Progress("metric pages written", len(ser))
     for key, pts in ser.items():
+        prog.step()
         judge_series(cfg, key, pts)
         regs = [p for p in pts if p["status"] == "regression"]
         last = pts[-1]
@@ -345,6 +350,7 @@ def load(db, dirs, dry_run=False):
     """Index every run directory; (counts, bad inputs)."""
     counts = {"added": 0, "present": 0, "replaced": 0}
     bad = []
+    prog = Progress("runs indexed", len(dirs))
     for d in dirs:
         try:
             run = load_run(d)
@@ -353,6 +359,8 @@ def load(db, dirs, dry_run=False):
             bad.append(str(e))
             print(f"pnreport: {e} (not indexed)", file=sys.stderr)
             continue
+        finally:
+            prog.step()
         counts[what] += 1
         if run.incomplete:
             print(f"pnreport: {run.jpath}: run is {run.state}; indexed, marked, never judged", file=sys.stderr)

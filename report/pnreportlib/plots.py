@@ -20,7 +20,7 @@ import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
-from . import series, fmt  # noqa: E402
+from . import fmt, labels, series  # noqa: E402
 
 DPI = 100
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
@@ -197,8 +197,9 @@ def iteration_names(run):
     out, g = {}, 0
     for p in pts:
         for it in p.get("iterations") or []:
-            out[g] = (f"point {p.get('index')} it. {it.get('index')}" if len(pts) > 1
-                      else f"iteration {it.get('index')}")
+            ml = labels.matrix_label(p.get("matrix"))
+            pl = ml if ml and len(ml) <= 32 else f"point {p.get('index')}"
+            out[g] = f"{pl} it. {it.get('index')}" if len(pts) > 1 else f"iteration {it.get('index')}"
             g += 1
     return out
 
@@ -526,7 +527,10 @@ def compare_deltas(items, runs, title):
         return None
     nr = len(runs)
     bar_h = 0.8 / nr
-    fig, ax = _new(10, 1.2 + (0.18 + 0.16 * nr) * len(items))
+    # whole labels, wrapped (never cut: two metrics must not read alike)
+    names = [textwrap.fill(i[0], 64, break_on_hyphens=False) for i in items]
+    rows_h = sum(max(0.18 + 0.16 * nr, 0.15 * (n.count("\n") + 1)) for n in names)
+    fig, ax = _new(11, 1.2 + rows_h)
     ys = np.arange(len(items))[::-1].astype(float)
     for ri, run in enumerate(runs):
         off = (nr - 1) / 2 * bar_h - ri * bar_h
@@ -547,7 +551,7 @@ def compare_deltas(items, runs, title):
         ax.barh([np.nan], [0], color="white", edgecolor="#d62728", lw=1.6, label="regression")
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
     ax.axvline(0, color="0.3", lw=0.8)
-    ax.set_yticks(ys, [i[0] for i in items], fontsize=7.5)
+    ax.set_yticks(ys, names, fontsize=7.5)
     ax.set_ylim(-0.6, len(items) - 0.4)
     ax.set_xlabel("change of the mean vs the baseline (%), line: 95 % bootstrap CI")
     ax.grid(True, axis="x", alpha=0.3)

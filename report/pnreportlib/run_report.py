@@ -8,7 +8,7 @@ provenance and topology."""
 import json
 from collections import OrderedDict
 
-from . import plots, fmt
+from . import fmt, labels, plots
 from .scenarios import section_exhaust, section_interleave
 from .html import Page
 from .load import metric_id
@@ -287,17 +287,20 @@ def section_metrics(page, run):
     if not ms:
         return
     page.h(2, "Metrics (over iterations)", "metrics")
+    many = int(len(run.doc.get("points") or []) > 1)
     rows = []
     for p, m in ms:
         u, n = m.get("unit"), m.get("n") or 0
         # one sample has no spread: no "± 0", no "CV 0.0 %"
         spread = n > 1 and m.get("stddev") is not None
         cv = (100 * m["stddev"] / abs(m["mean"])) if spread and m.get("mean") else None
-        rows.append([m.get("phase") or "–", m.get("workload") or "–", metric_id(m), fmt.value(m.get("median"), u),
+        rows.append(([labels.matrix_label(p.get("matrix")) or f"point {p.get('index')}"] if many else [])
+                    + [m.get("phase") or "–", m.get("workload") or "–", metric_id(m), fmt.value(m.get("median"), u),
                      fmt.value(m.get("mean"), u) + (" ± " + fmt.value(m.get("stddev"), u) if spread else ""),
                      fmt.pct(cv) if cv is not None else "–", fmt.num(n), m.get("better") or "–"])
-    page.table(["phase", "workload", "metric", "median", "mean ± stddev", "CV", "n", "better"], rows,
-               num_cols=(3, 4, 5, 6))
+    page.table((["point"] if many else []) + ["phase", "workload", "metric", "median", "mean ± stddev", "CV", "n",
+                                              "better"], rows,
+               num_cols=tuple(c + many for c in (3, 4, 5, 6)))
 
 
 def section_workloads(page, run):
