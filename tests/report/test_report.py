@@ -25,6 +25,7 @@ import make_fixture  # noqa: E402
 from pnreportlib import compare, load  # noqa: E402
 from reportcheck import (PY, ROOT, Case, assert_not_blank, check_page, png_size,  # noqa: E402
                          pnreport)
+import test_exec  # noqa: E402
 import test_fmt  # noqa: E402
 import test_golden  # noqa: E402
 import test_robust  # noqa: E402
@@ -32,6 +33,8 @@ import test_robust  # noqa: E402
 GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
 Robust = test_robust.Robust
 Fmt = test_fmt.Fmt
+ExecDashboard = test_exec.ExecDashboard
+Labels = test_exec.Labels
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
