@@ -22,7 +22,13 @@ from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
 from . import fmt, labels, series  # noqa: E402
 
-DPI = 100
+DPI = 100           # layout: a figure's size in CSS pixels on the page
+PNG_DPI = 150       # the PNG itself (sharper on paper and HiDPI screens; shown at DPI's size)
+# vector copies of every figure rendered from now on: ("svg",) for --png-dir, ("svg", "pdf") with --pdf
+FORMATS = ()
+matplotlib.rcParams["svg.fonttype"] = "none"    # SVG text stays text (searchable, small)
+matplotlib.rcParams["svg.hashsalt"] = "pnreport"   # the same figure, the same SVG
+matplotlib.rcParams["pdf.fonttype"] = 42
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
 CHECK_OVERLAPS = bool(os.environ.get("PNREPORT_CHECK_OVERLAPS"))
 INSPECT = None      # tests: fn(matplotlib figure, name), called after the draw, before the close
@@ -36,11 +42,14 @@ NODE_COLORS = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2",
 
 class Figure:
     """name: id in the page; title: what it shows; conclusion: its headline (the
-    text drawn as its title, repeated as the <img> alt text)."""
+    text drawn as its title, repeated as the <img> alt text).  png: PNG_DPI
+    bytes; width, height: its size on the page (CSS pixels, at DPI); vector:
+    {"svg": bytes, "pdf": bytes} for the FORMATS asked when it was drawn."""
 
     def __init__(self, name, title, png, width, height, conclusion=None):
         self.name, self.title, self.png, self.width, self.height = name, title, png, width, height
         self.conclusion = conclusion or title
+        self.vector = {}
 
 
 def _drawn_texts(fig):
@@ -96,13 +105,21 @@ def _render(fig, name, title):
     # margins of the last draw, and a figure drawn while still empty (nodes()
     # measures its strip) left the y label cut at the edge in about half the runs
     fig.canvas.draw()
-    fig.savefig(buf, format="png", dpi=DPI)
-    w, h = fig.canvas.get_width_height()
+    fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    vector = {}
+    for f in FORMATS:
+        vb = io.BytesIO()
+        fig.savefig(vb, format=f, metadata={"Date": None} if f == "svg" else {"CreationDate": None})
+        vector[f] = vb.getvalue()
+    w, h = fig.canvas.get_width_height()      # savefig put the figure back at DPI
+    if CHECK_OVERLAPS or INSPECT:
+        fig.canvas.draw()                     # texts where the page's size puts them
     overlaps = text_overlaps(fig) if CHECK_OVERLAPS else None
     if INSPECT:
         INSPECT(fig, name)
     plt.close(fig)
     out = Figure(name, title, buf.getvalue(), int(w), int(h), conclusion)
+    out.vector = vector
     out.overlaps = overlaps
     return out
 
@@ -206,7 +223,8 @@ def iteration_names(run):
 
 def nodes_over_time(run, ser, conclusions, max_iterations=6):
     """Per node: memory change since the start of each phase, stacked by kind (positive
-    kinds up, negative down), used memory as a line; phases shaded over their real
+    kinds up, negative down), used memory as a line; drawn as steps from each sample
+    (no interpolation between samples, markers on a sparse series); phases shaded over their real
     time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below.
     At most max_iterations iterations are drawn (see pick_iterations); a long series
     is drawn decimated (series.decimate: peaks kept).  ser: series.Series of nodestat
@@ -292,14 +310,19 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
             d = np.where(gap, np.nan, d[idx] / f)
             p, q = np.clip(d, 0, None), np.clip(d, None, 0)
             if np.nanmax(np.abs(p), initial=0) > 0:
-                h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2)
+                h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2, step="post")
                 kind_handles.setdefault(k, h)
                 pos = np.where(gap, 0, pos + np.nan_to_num(p))
             if np.nanmax(np.abs(q), initial=0) > 0:
-                h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2)
+                h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2,
+                                    step="post")
                 kind_handles.setdefault(k, h)
                 neg = np.where(gap, 0, neg + np.nan_to_num(q))
-        (ln,) = ax.plot(xs, np.where(gap, np.nan, dused[idx] / f), color="black", lw=0.9, zorder=3)
+        # steps, never ramps: a reading holds until the next sample (nothing was measured
+        # between two), and a sparse series shows where its samples are
+        sparse = len(idx) < ax.get_window_extent().width / 6
+        (ln,) = ax.plot(xs, np.where(gap, np.nan, dused[idx] / f), color="black", lw=0.9, zorder=3,
+                        drawstyle="steps-post", marker="o" if sparse else None, ms=2.5)
         kind_handles.setdefault("used (MemUsed)", ln)
         ax.axhline(0, color="0.4", lw=0.6, zorder=1)
         # general allocations of each phase from run.json: too small to see on an axis

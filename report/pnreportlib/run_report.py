@@ -154,7 +154,8 @@ def section_nodes(page, run, concl):
     page.h(2, "Memory per node over time", "nodes")
     fig = plots.nodes_over_time(run, ser, concl)
     page.figure(fig, "Each phase starts at 0: stacked areas are the change of each kind since the phase "
-                "began (above 0 grown, below 0 freed); the black line is used memory. "
+                "began (above 0 grown, below 0 freed); the black line is used memory. Each sample's reading is "
+                "held until the next sample (steps: nothing was measured in between). "
                 + (getattr(fig, "note", "") + " " if fig is not None else "")
                 + ("The last samples were cut short by the interruption." if run.incomplete else ""))
 
