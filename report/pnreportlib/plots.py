@@ -395,7 +395,7 @@ def isolation(run, by_phase, title):
                       fontsize=8)
         ax.set_title(f"private node {node}", fontsize=10, loc="left")
         ax.grid(True, axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("general pages (worst iteration)")
+    axes[0][0].set_ylabel("general pages, node counters\n(worst iteration)")
     axes[0][0].set_ylim(0, max(1, ymax) * 1.18)
     h, l_ = [], []
     for ax in axes[0]:

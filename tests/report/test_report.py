@@ -28,6 +28,7 @@ from reportcheck import (PY, ROOT, Case, assert_not_blank, check_page, png_size,
 import test_exec  # noqa: E402
 import test_fmt  # noqa: E402
 import test_golden  # noqa: E402
+import test_pages  # noqa: E402
 import test_robust  # noqa: E402
 
 GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
@@ -35,6 +36,7 @@ Robust = test_robust.Robust
 Fmt = test_fmt.Fmt
 ExecDashboard = test_exec.ExecDashboard
 Labels = test_exec.Labels
+Pages = test_pages.Pages
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
