@@ -211,8 +211,10 @@ def parser():
     pl.add_argument("dir")
     pl.add_argument("-o", "--output", help="PNG, SVG or PDF file by its extension (default DIR/nodes.png)")
     pl.set_defaults(fn=cmd_plot)
-    s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians")
+    s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians, --exec placement")
     s.add_argument("dir")
+    s.add_argument("-v", "--verbose", action="store_true",
+                   help="more rows of the attribution (by kind, by process, examples, stacks)")
     s.set_defaults(fn=cmd_summary)
     return ap
 

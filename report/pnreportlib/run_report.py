@@ -8,7 +8,7 @@ provenance and topology."""
 import re
 from collections import OrderedDict
 
-from . import fmt, labels, plots
+from . import exec_report, fmt, labels, plots
 from .scenarios import section_exhaust, section_interleave
 from .html import Page
 from .load import metric_id
@@ -439,6 +439,7 @@ def build(run):
     section_verdict(page, run)
     page.nav_here()
     concl = section_isolation(page, run)
+    exec_report.section(page, run)
     section_nodes(page, run, concl)
     section_exhaust(page, run)
     section_interleave(page, run)

@@ -1,5 +1,6 @@
-"""`report summary DIR`: the run in a few lines of text (status first)."""
-from . import fmt
+"""`report summary DIR [-v]`: the run in a few lines of text (status first); an
+--exec run's pages per node and the events' attribution (-v: more rows)."""
+from . import exec_report, fmt
 from .load import load_run, metric_id
 
 
@@ -14,9 +15,11 @@ def main(a):
     for p, m in run.summary_metrics():
         print(f"  {m.get('phase')}/{m.get('workload')}: {metric_id(m):44s} median "
               f"{fmt.value(m.get('median'), m.get('unit'), html=False):>14s} (n={m.get('n')})")
+    for line in exec_report.text(run, getattr(a, "verbose", False)):
+        print(line)
     v = d["verdict"]
     for node, nv in sorted((v.get("nodes") or {}).items(), key=lambda kv: int(kv[0])):
-        print(f"  private node {node}: {nv.get('general_pages_max')} general pages at most"
+        print(f"  private node {node}: {fmt.value(nv.get('general_pages_max'), 'pages')} of general allocations at most"
               + (" (inconclusive)" if nv.get("inconclusive") else ""))
     ch = v.get("checks") or {}
     if ch:

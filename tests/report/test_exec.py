@@ -94,3 +94,84 @@ class Labels(Case):
         self.assertNotIn("$.phases", t)
         self.has(t, "[policy=interleave]")
         self.assertTrue(any(re.search(r"\{spill=after\}", r) for r in rows))
+
+
+def exec_with_events(path):
+    """A fixture run rewritten as `--exec -- memhog 64M` on private node 1 with the
+    perf collector's attribution in its first phase (the shape of a real run:
+    core/runner/exec.c, collectors/perf/pgacct_report.c, pgowner.c)."""
+    make_fixture.write_run(path, kernel="stock", seed=7, iterations=1)
+    jp = os.path.join(path, "run.json")
+    with open(jp) as fh:
+        doc = json.load(fh)
+    doc["config"].update(name="exec", file="(built-in exec)", sha256=None)
+    doc["exec_command"] = ["memhog", "64M"]
+    ph = doc["points"][0]["iterations"][0]["phases"][0]
+    ph["exec"] = {"exit_code": 0, "census": "pagemap", "samples": 4,
+                  "peak_pages_per_node": {"0": 1200, "1": 16384}, "last_pages_per_node": {"0": 455, "1": 16001},
+                  "last_anon_pages_per_node": {"0": 17, "1": 16000}, "numa_maps_pages_per_node": {"0": 454, "1": 16001}}
+    ph["events"] = {"perf": {"details": {"private_nodes": [{
+        "node": 1, "general_alloc_pages": 64462, "general_freed_pages": 57325, "general_pages": 7137,
+        "by_kind": [{"class": "general", "gfp": "GFP_KERNEL_ACCOUNT|__GFP_ZERO", "order": 0, "migratetype": 0,
+                     "pages": 2718},
+                    {"class": "general", "gfp": "GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP", "order": 0,
+                     "migratetype": 1, "pages": 53602}],
+        "by_process": [{"pid": 42, "comm": "memhog", "general_pages": 28012, "explicit_pages": 0,
+                        "freed_pages": 28012}],
+        "examples": [{"t_ns": 1, "cpu": 1, "pid": 42, "comm": "memhog", "pfn": "0x446050", "order": 0,
+                      "gfp": "GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP", "migratetype": 1}],
+        "page_owner": {"top_stacks": [{"pages": 900, "allocations": 900, "gfp": "GFP_HIGHUSER_MOVABLE",
+                                       "first_pid": 42, "first_comm": "memhog",
+                                       "stack": ["post_alloc_hook+0x1", "get_page_from_freelist+0x2",
+                                                 "__alloc_pages_noprof+0x3", "do_anonymous_page+0x4"]}]}}]}}}
+    with open(jp, "w") as fh:
+        json.dump(doc, fh)
+    return doc
+
+
+class ExecReport(Case):
+    @classmethod
+    def setUpClass(cls):
+        cls.T = tempfile.mkdtemp(prefix="pnreport-execrep.")
+        exec_with_events(f"{cls.T}/run")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.T, ignore_errors=True)
+
+    def test_summary_prints_the_placement_table_and_the_attribution(self):
+        s = pnreport("summary", f"{self.T}/run").stdout
+        lines = s.splitlines()
+        self.assertIn("exec: memhog 64M: pages per node (worst of 1 phase(s))", lines)
+        head = next(i for i, x in enumerate(lines) if x.split()[:3] == ["node", "role", "peak"])
+        self.assertEqual(lines[head + 1].split()[:7], ["node", "0", "DRAM", "1,200", "455", "17", "454"])
+        self.assertEqual(lines[head + 2].split()[:7], ["node", "1", "private", "16,384", "16,001", "16,000", "16,001"])
+        self.assertIn("private node 1 (phase explicit, iteration 0): 64,462 pages of general allocations seen by the "
+                      "events, 57,325 pages freed again, 7,137 pages held at the end", s)
+        # by kind, largest first
+        kinds = [x.split()[1] for x in lines if x.startswith("    general ")]
+        self.assertEqual(kinds[:2], ["GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP", "GFP_KERNEL_ACCOUNT|__GFP_ZERO"])
+        self.assertRegex(s, r"(?m)^    memhog\[42\]\s+28,012\s+0\s+28,012$")
+        self.assertRegex(s, r"(?m)^    900\s+memhog\[42\]\s+GFP_HIGHUSER_MOVABLE\s+post_alloc_hook\+0x1 < ")
+        self.assertNotIn("do_anonymous_page", s, "without -v: three frames")
+        v = pnreport("summary", "-v", f"{self.T}/run").stdout
+        self.assertIn("do_anonymous_page+0x4", v)
+
+    def test_run_page_has_the_placement_and_attribution_sections(self):
+        out = f"{self.T}/run.html"
+        pnreport("run", f"{self.T}/run", "-o", out)
+        with open(out, encoding="utf-8") as fh:
+            doc = fh.read()
+        self.has(doc, 'id="exec"')
+        self.has(doc, "Command: memhog 64M.")
+        self.has(doc, '<td class="n">16,384</td>')
+        self.has(doc, 'id="attribution"')
+        self.has(doc, "<td>memhog[42]</td>")
+        self.has(doc, "GFP_HIGHUSER_MOVABLE|__GFP_ZERO|__GFP_COMP")
+        self.has(doc, "do_anonymous_page+0x4")
+
+    def test_a_run_without_exec_or_events_has_neither(self):
+        make_fixture.write_run(f"{self.T}/plain", kernel="private", seed=8, iterations=1)
+        s = pnreport("summary", f"{self.T}/plain").stdout
+        self.assertNotIn("exec:", s)
+        self.assertNotIn("seen by the events", s)

@@ -36,6 +36,7 @@ Robust = test_robust.Robust
 Fmt = test_fmt.Fmt
 ExecDashboard = test_exec.ExecDashboard
 Labels = test_exec.Labels
+ExecReport = test_exec.ExecReport
 Pages = test_pages.Pages
 
 T = None            # the fixtures' directory (setUpModule)
