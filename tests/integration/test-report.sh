@@ -19,7 +19,11 @@ t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n -
 t "summary prints the verdict and the workload's metric medians" \
 	"$R summary $T/run > $T/sum && grep -q '^verdict: ' $T/sum && grep -q 'alloc_fault_throughput' $T/sum"
 t "plot writes a PNG" "$R plot $T/run -o $T/p.png >/dev/null && [ -s $T/p.png ]"
-# the real run's plot: 1200 x (190 + 240 per node of nodestat.csv) px, and not blank
+t "plot writes an SVG and a PDF by -o's extension" \
+	"$R plot $T/run -o $T/p.svg >/dev/null && grep -q '<svg' $T/p.svg && $R plot $T/run -o $T/p.pdf >/dev/null && head -c5 $T/p.pdf | grep -q '%PDF-'"
+t "plot refuses another extension with exit 2" "$R plot $T/run -o $T/p.gif >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q '.svg or .pdf' $T/err"
+# the real run's plot: 1200 x (190 + 240 per node of nodestat.csv) px at 100 dpi,
+# the PNG at 150 dpi (plots.PNG_DPI): 1800 x 1.5 times that, and not blank
 nn=$(head -n1 "$T/run/nodestat.csv" | tr ',' '\n' | sed -n 's/^node\([0-9]*\)\.meminfo\.MemUsed$/\1/p' | sort -u | wc -l)
 # the plot's logic on a synthetic run (phase colours, deltas, legend placement)
 # and both images' size and content: TAP lines from check-plot.py
@@ -29,7 +33,7 @@ while IFS= read -r line; do
 	"not ok "*" - "*) n=$((n + 1)); echo "not ok $n - ${line#not ok * - }" ;;
 	*) echo "# $line" ;;
 	esac
-done < <(/usr/bin/python3 tests/integration/check-plot.py png "$T/p.png" 1200 $((190 + 240 * nn)) 2>&1
+done < <(/usr/bin/python3 tests/integration/check-plot.py png "$T/p.png" 1800 $(((190 + 240 * nn) * 3 / 2)) 2>&1
 	/usr/bin/python3 tests/integration/check-plot.py synthetic "$T/synthetic" 2>&1)
 sed -E 's/"schema_version":[[:space:]]*[0-9]+,/"schema_version": 99,/' "$T/run/run.json" > "$T/run/run.json.new" && mv "$T/run/run.json.new" "$T/run/run.json"
 t "an unknown schema_version is refused with exit 2" "$R summary $T/run >/dev/null 2>$T/err; [ \$? -eq 2 ] && grep -q schema_version $T/err"

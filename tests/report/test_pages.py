@@ -94,3 +94,75 @@ class Pages(Case):
         alt = " ".join(m.group(1).split())
         self.assertIn("by the counters", alt)
         self.assertIn("121,668 pages by the events", alt)
+
+
+class FigureFiles(Case):
+    """--png-dir/--figures writes NAME.png at 150 dpi and NAME.svg, --pdf adds
+    NAME.pdf; each renders to something that is not blank."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.T = tempfile.mkdtemp(prefix="pnreport-figs.")
+        cls.out = f"{cls.T}/exhaust.html"
+        pnreport("run", os.path.join(GOLD, "private-exhaust"), "-o", cls.out, "--figures", f"{cls.T}/figs", "--pdf")
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.T, ignore_errors=True)
+
+    def names(self):
+        return sorted(f[:-4] for f in os.listdir(f"{self.T}/figs") if f.endswith(".png"))
+
+    def test_every_figure_in_three_formats_and_png_at_150_dpi(self):
+        from reportcheck import png_size
+        names = self.names()
+        self.assertEqual(names, ["isolation", "latency_cdf", "nodes", "spill"])
+        with open(self.out, encoding="utf-8") as fh:
+            doc = fh.read()
+        for n in names:
+            for ext in ("svg", "pdf"):
+                self.assertTrue(os.path.getsize(f"{self.T}/figs/{n}.{ext}") > 1000, f"{n}.{ext}")
+            with open(f"{self.T}/figs/{n}.png", "rb") as fh:
+                w, h = png_size(fh.read())
+            m = re.search(r'data-plot="%s"[^>]*><img [^>]*width="(\d+)" height="(\d+)"' % n, doc)
+            self.assertTrue(m, n)
+            # the page shows it at its layout size; the file holds 1.5 times the pixels (150 vs 100 dpi)
+            for got, css in ((w, int(m.group(1))), (h, int(m.group(2)))):
+                self.assertLessEqual(abs(got - css * 1.5), 1.5, f"{n}: {w} x {h} px for {m.group(1)} x {m.group(2)}")
+
+    def test_svg_is_svg_and_renders(self):
+        import xml.etree.ElementTree as ET
+        for n in self.names():
+            root = ET.parse(f"{self.T}/figs/{n}.svg").getroot()
+            self.assertEqual(root.tag, "{http://www.w3.org/2000/svg}svg", n)
+            self.assertTrue(any(t.text and t.text.strip() for t in root.iter("{http://www.w3.org/2000/svg}text")),
+                            f"{n}.svg: no text element (svg.fonttype none keeps text as text)")
+        if not shutil.which("chromium"):
+            self.skipTest("chromium not installed: the SVGs parse, rendering them not checked")
+        from reportcheck import assert_not_blank
+        shot = f"{self.T}/svg.png"
+        prof = tempfile.mkdtemp(prefix="pnreport-chromium.")
+        try:
+            import subprocess
+            subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                            "--no-first-run", f"--user-data-dir={prof}", f"--screenshot={shot}",
+                            "--window-size=1200,900", "file://" + f"{self.T}/figs/nodes.svg"],
+                           capture_output=True, timeout=120, env=dict(os.environ, DBUS_SESSION_BUS_ADDRESS="disabled:"))
+        finally:
+            shutil.rmtree(prof, ignore_errors=True)
+        with open(shot, "rb") as fh:
+            assert_not_blank(self, fh.read(), "nodes.svg in chromium", min_ink=0.02)
+
+    def test_pdf_is_pdf_and_renders(self):
+        for n in self.names():
+            with open(f"{self.T}/figs/{n}.pdf", "rb") as fh:
+                self.assertEqual(fh.read(5), b"%PDF-", n)
+        if not shutil.which("pdftoppm"):
+            self.skipTest("pdftoppm not installed (poppler-utils): the PDFs' headers checked, rendering not")
+        import subprocess
+        from reportcheck import assert_not_blank
+        for n in self.names():
+            subprocess.run(["pdftoppm", "-r", "60", "-png", "-singlefile", f"{self.T}/figs/{n}.pdf",
+                            f"{self.T}/pdf-{n}"], check=True, capture_output=True, timeout=120)
+            with open(f"{self.T}/pdf-{n}.png", "rb") as fh:
+                assert_not_blank(self, fh.read(), f"{n}.pdf rendered by pdftoppm")

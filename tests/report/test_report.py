@@ -38,6 +38,7 @@ ExecDashboard = test_exec.ExecDashboard
 Labels = test_exec.Labels
 ExecReport = test_exec.ExecReport
 Pages = test_pages.Pages
+FigureFiles = test_pages.FigureFiles
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
