@@ -248,7 +248,7 @@ def side_by_side(res, show_all=False):
                 row += ["–", "", "only in A" if v.get("only_in") == "baseline" else "not in A"]
                 continue
             row += [_msd(r, v),
-                    f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–",
+                    fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–",
                     ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")]
         rows.append(row)
         sts.append([v["status"] for v in r["vs"]])
@@ -326,7 +326,7 @@ def render_text(res, show_all=False):
                               "only here", "", "", "", ""))
                 continue
             cb = _msd(r, v)
-            d = f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–"
+            d = fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–"
             p = f"{v['p']:.3f}" if v.get("p") is not None else "–"
             ci = (f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
                   if v["ci"][0] is not None else ("static" if r["kind"] == "isolation" else "–"))
@@ -362,7 +362,7 @@ def render_html(res):
     regs = [(r, v) for r in res["metrics"] for v in r["vs"] if v["status"] == "regression"]
     if regs:
         page.banner(f"{len(regs)} regression(s): " + "; ".join(
-            f"{mid(r)} {v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else f"{mid(r)} ({v.get('worst')} pages)"
+            f"{mid(r)} {fmt.delta_pct(v['delta_pct'])}" if v.get("delta_pct") is not None else f"{mid(r)} ({fmt.value(v.get('worst'), 'pages')})"
             for r, v in regs[:6]) + (" …" if len(regs) > 6 else ""), "fail")
     elif res["result"] == "not enough samples":
         page.banner("Not enough samples (fewer than 3 iterations a side): no verdict", "warn")
@@ -406,7 +406,7 @@ def render_html(res):
                 thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
                        "> 0" if r["kind"] == "isolation" else "")
                 row += [_msd(r, v),
-                        f"{v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else "–",
+                        fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–",
                         f"{v['p']:.2g}" if v.get("p") is not None else "–",
                         f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
                         if v["ci"][0] is not None else "–",

@@ -245,7 +245,7 @@ def write_pages(db, out, cfg):
         page.h(1, title_of(key))
         if regs:
             page.banner(f"{len(regs)} regression(s) in this history, the latest in the run of {regs[-1]['started_at']} "
-                        f"({regs[-1]['kernel']}, {regs[-1]['delta_pct']:+.1f} %)" if regs[-1].get("delta_pct") is not None
+                        f"({regs[-1]['kernel']}, {fmt.delta_pct(regs[-1]['delta_pct'])})" if regs[-1].get("delta_pct") is not None
                         else f"{len(regs)} regression(s) in this history (isolation: general pages increased)", "fail")
         else:
             page.banner("No regression in this history", "pass")
@@ -262,7 +262,7 @@ def write_pages(db, out, cfg):
         page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs same kernel", "p", "mark", "run"],
                    [[p["started_at"], p["kernel"], p["host"], p["state"], p["n"],
                      fmt.value(p['mean'], unit) + (f" ± {fmt.value(p['stddev'], unit)}" if (p["n"] or 0) > 1 else ""),
-                     f"{p['delta_pct']:+.1f} %" if p.get("delta_pct") is not None else "",
+                     fmt.delta_pct(p.get("delta_pct")) if p.get("delta_pct") is not None else "",
                      f"{p['p']:.3g}" if p.get("p") is not None else "",
                      compare.MARK.get(p["status"], p["status"]) or p["status"], p["run_id"][:12]] for p in pts],
                    num_cols=(4, 5, 6, 7),

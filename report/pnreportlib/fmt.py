@@ -96,6 +96,13 @@ def pct(v):
     return f"{float(v):.1f} %" if _finite(v) else "-"
 
 
+def delta_pct(v):
+    """A signed change: '+12.3 %', '-4.0 %' (pct with its sign)."""
+    if v is None:
+        return MISSING
+    return ("+" if _finite(v) and v > 0 else "") + pct(v)
+
+
 def number(v):
     """pn_fmt_number: whole values as counts, from 1,000 one decimal grouped
     (rounded half away from zero, as llround), else %.4g."""

@@ -87,6 +87,7 @@ class Fmt(unittest.TestCase):
         self.assertEqual(fmt.num(True), "yes")
         self.assertEqual(fmt.num(None), "–")
         self.assertEqual(fmt.pages(2560), "2,560 pages (10.0 MiB)")
+        self.assertEqual([fmt.delta_pct(x) for x in (12.34, -4, 0)], ["+12.3 %", "-4.0 %", "0.0 %"])
         self.assertEqual(fmt.scale_for("bytes/s", [2.5e10]), ("GB/s", 1e9))
         self.assertEqual(fmt.scale_for("ns", [12345]), ("\u00b5s", 1e3))
         self.assertEqual(fmt.scale_for("ns", [9999]), ("ns", 1))
