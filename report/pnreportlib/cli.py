@@ -102,13 +102,12 @@ def cmd_index_init(a):
 
 
 def cmd_plot(a):
-    """The per-node memory figure alone: PNG, or SVG or PDF by -o's extension
+    """The per-node memory figure alone: SVG or PDF when -o ends so, else PNG
     (default DIR/nodes.png)."""
     from . import plots, run_report
     out = a.output or os.path.join(a.dir, "nodes.png")
     ext = os.path.splitext(out)[1].lower().lstrip(".")
-    if ext not in ("png", "svg", "pdf"):
-        raise InputError(f"plot -o {out}: .png, .svg or .pdf expected")
+    ext = ext if ext in ("svg", "pdf") else "png"
     plots.FORMATS = (ext,) if ext != "png" else ()
     run = load_run(a.dir)
     ser = run.read_series("nodestat", plots.node_column)
@@ -209,7 +208,7 @@ def parser():
     ii.set_defaults(fn=cmd_index_init)
     pl = sub.add_parser("plot", help="memory per node over time as a PNG, SVG or PDF")
     pl.add_argument("dir")
-    pl.add_argument("-o", "--output", help="PNG, SVG or PDF file by its extension (default DIR/nodes.png)")
+    pl.add_argument("-o", "--output", help="file: SVG or PDF when it ends .svg or .pdf, else PNG (default DIR/nodes.png)")
     pl.set_defaults(fn=cmd_plot)
     s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians, --exec placement")
     s.add_argument("dir")
