@@ -79,10 +79,13 @@ class RunReport(Case):
             with open(f"{T}/png-private/{name}.png", "rb") as fh:
                 data = fh.read()
             w, h = png_size(data)
-            self.assertEqual(w, {"nodes": 1200, "spill": 900, "latency_cdf": 950, "loaded-latency": 800}.get(name, w))
+            # 150 dpi: 1.5 times the figure's size on the page
+            want = {"nodes": 1200, "spill": 900, "latency_cdf": 950, "loaded-latency": 800}.get(name)
+            if want:
+                self.assertLessEqual(abs(w - want * 1.5), 1.5, f"{name}: {w} px wide")
         # per-node plot: one panel per node -> height grows with the 3 nodes
         with open(f"{T}/png-private/nodes.png", "rb") as fh:
-            self.assertEqual(png_size(fh.read()), (1200, 910))
+            self.assertEqual(png_size(fh.read()), (1800, 1365))
 
     def test_stock_run_report_says_what_leaked_where(self):
         out = f"{T}/stock.html"
@@ -174,7 +177,7 @@ class Compare(Case):
             lo, hi = v["ci"]
             self.assertTrue(lo > 0 or hi < 0, "the CI of the difference excludes 0")
         t = pnreport("compare", f"{T}/base", f"{T}/regressed").stdout
-        self.assertRegex(t, r"alloc_fault_throughput .*-\d+\.\d%.*\*REGRESSION")
+        self.assertRegex(t, r"alloc_fault_throughput .*-\d+\.\d %.*\*REGRESSION")
         self.assertIn("result: regression", t)
         h = f"{T}/compare.html"
         pnreport("compare", f"{T}/base", f"{T}/regressed", f"{T}/private", "--format", "html", "-o", h)
