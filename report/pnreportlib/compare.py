@@ -434,7 +434,7 @@ MAX_DELTA_ROWS = 40
 
 def _deltas_figure(page, res):
     """Every run against A: one bar per run and metric (the 40 largest changes)."""
-    from . import plots
+    from . import plots_compare
     runs = res["runs"]
     items = []
     for r in res["metrics"]:
@@ -458,7 +458,7 @@ def _deltas_figure(page, res):
     title = (f"{runs[1]['kernel']} vs {runs[0]['kernel']}" if len(runs) == 2 else
              f"{', '.join(chr(ord('A') + i) for i in range(1, len(runs)))} vs A ({runs[0]['kernel']})") + \
         f": {nreg} regression(s), {nimp} improvement(s) of {n} metrics"
-    page.figure(plots.compare_deltas(items, others, title),
+    page.figure(plots_compare.compare_deltas(items, others, title),
                 ("Red: regression beyond threshold; green: improvement; grey: no significant change."
                  if len(runs) == 2 else "One bar per run against the baseline A; outlined in red: a regression.")
                 + (f" The {len(items)} largest changes of {n} are drawn (regressions first)." if n > len(items) else ""))

@@ -19,7 +19,7 @@ import re
 import sys
 from collections import OrderedDict
 
-from . import compare, fmt, plots
+from . import compare, fmt, plots_compare
 from .html import Page
 from .labels import point_label, run_config_label
 from .indexdb import INDEX_VERSION, TABLES, open_index
@@ -255,7 +255,7 @@ def write_pages(db, out, cfg):
         unit, better = last["unit"], last["better"]
         t = (f"{title_of(key)}: {len(regs)} regression(s) over {len(pts)} runs" if regs else
              f"{title_of(key)}: no regression over {len(pts)} runs")
-        page.figure(plots.history(title_of(key), xs, unit, better, t[:110]),
+        page.figure(plots_compare.history(title_of(key), xs, unit, better, t[:110]),
                     "Mean ± stddev per run, one colour per kernel; circled: regression against the last good "
                     "complete run of the same kernel; dotted line: the kernel changed (a step there is never "
                     "judged: compare kernels with compare); ×: incomplete run (not judged).")
