@@ -235,7 +235,6 @@ def write_pages(db, out, cfg):
     summary = []
     prog = Progress("metric pages written", len(ser))
     for key, pts in ser.items():
-        prog.step()
         judge_series(cfg, key, pts)
         regs = [p for p in pts if p["status"] == "regression"]
         last = pts[-1]
@@ -270,6 +269,7 @@ def write_pages(db, out, cfg):
                                                "warn" if v == "incomplete" else None) if c in (3, 8) else None)
         write_file(os.path.join(out, "metrics", fname), page.render())
         summary.append((key, pts, regs, fname))
+        prog.step()
     runs = sorted(db.q("SELECT run_id, started_at, kernel_release, series_mode, hostname, config_name, state,"
                        " verdict, path FROM runs"), key=lambda r: (_nf(r[1]), r[0]))
     page = Page("pnbench results dashboard")
