@@ -9,7 +9,7 @@
 #   make fuzz            run every fuzz target briefly (FUZZ_SECONDS=20)
 #   make demo            stock, isolate and private kernels in QEMU guests: the truth table
 #   make bench           collector cost and fault-in benchmarks (not tests: they print figures)
-#   make perf-check      the perf collector's tests only (they link only its modules)
+#   make perf-check      the perf collector's unit tests only (test_perf_*)
 #   make perf-bench      the perf collector against perf record (PERFBENCH_ARGS="-r 5 -s 3")
 #   make deps            install Debian packages (as root) and build libperf
 #   make kernels         build stock and patched reference kernels (cached)
@@ -206,7 +206,7 @@ FUZZ_BIN := $(filter-out $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 endif
 PERF_FUZZ_BIN := $(filter $(FUZZ_O)/fuzz_perf%,$(FUZZ_BIN))
 PERF_FUZZ_SRC := $(addprefix collectors/perf/,tpfmt.c perfrec.c perfring.c pgowner.c pgacct.c pgacct_report.c pgdecode.c) \
-	core/sys/mounts.c core/lib/util.c
+	core/sys/mounts.c $(addprefix core/lib/,log.c signals.c sysroot.c nodeset.c clock.c stats.c alloc.c)
 $(PERF_FUZZ_BIN): $(FUZZ_O)/%: tests/fuzz/%.c $(PERF_FUZZ_SRC)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) -o $@ $< $(PERF_FUZZ_SRC) $(PN_LIBS)

@@ -8,13 +8,20 @@ optval() {
 	printf '%s' "$2"
 }
 
+# -o DIR as an argument, before anything looks at the machine: named, and not
+# a symlink (usage errors, exit 2, come before a missing kernel's exit 4)
+outdir_name_ok() { # DIR
+	local d=$1
+	[[ -n "$d" ]] || die "-o: an empty directory name"
+	[[ ! -L "$d" ]] || die "-o $d: is a symlink (to $(readlink "$d")); results are never written through one: name the directory itself"
+}
+
 # The results directory: not a symlink, made if missing, empty, owned by the
 # caller and writable by nobody else, so nobody can plant a symlink or FIFO
 # in it while the guests run.
 safe_outdir() { # DIR
 	local d=$1
-	[[ -n "$d" ]] || die "-o: an empty directory name"
-	[[ ! -L "$d" ]] || die "-o $d: is a symlink (to $(readlink "$d")); results are never written through one: name the directory itself"
+	outdir_name_ok "$d"
 	# -m is for the directory itself (a new one: 0755 whatever the umask)
 	# shellcheck disable=SC2174
 	mkdir -p -m 0755 -- "$d" || die "cannot create $d" 3

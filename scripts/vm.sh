@@ -55,6 +55,7 @@ bin=$(realpath "$bin")
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)" 4
 [[ -n "$out" ]] || out=$top/results/vm/$(date -u +%Y%m%dT%H%M%SZ)
 [[ "$out" == /* ]] || out=$PWD/$out
+outdir_name_ok "$out"
 cd "$top" || exit 3
 
 declare -A T=() K=()
@@ -71,9 +72,10 @@ else
 	[[ -f "$f" ]] || die "--kernel $kernel: neither a bzImage nor $f"
 	while IFS= read -r l; do K[${l%%=*}]=${l#*=}; done < <("$PN" testbed kernel "$f" || echo FAIL=1)
 	[[ -z "${K[FAIL]:-}" ]] || exit 2
-	case ${K[kernel]} in
-	stock | patched) K[kernel]=$(kernel-series/scripts/kernel-path.sh "${K[kernel]}") ||
-		die "no ${K[kernel]} kernel in the cache (make kernels)" 4 ;;
+	kind=${K[kernel]}
+	case $kind in
+	stock | patched) K[kernel]=$(kernel-series/scripts/kernel-path.sh "$kind") ||
+		die "no $kind kernel in the cache (make kernels)" 4 ;;
 	esac
 	is_kernel_image "${K[kernel]}" || die "--kernel $kernel: ${K[kernel]} is not a kernel boot image (bzImage)"
 fi

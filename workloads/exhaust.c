@@ -37,6 +37,7 @@
 #include "core/sys/procfs.h"
 #include "core/sys/topology.h"
 #include "core/api/workload.h"
+#include "workloads/lib/chunkrec.h"
 
 enum policy { POL_PREFERRED, POL_PREFERRED_MANY, POL_INTERLEAVE, POL_BIND };
 
@@ -79,22 +80,13 @@ static const struct pn_metric_decl exhaust_metrics[] = {
 	{ NULL },
 };
 
-#define SLOTS 4 /* nodes recorded per chunk; the rest are summed in `other` */
-
-struct chunk_rec {
-	uint64_t lat_ns;
-	uint32_t pages, unknown, other;
-	int16_t node[SLOTS];
-	uint32_t on[SLOTS];
-};
-
 /* The shared page(s): written by the child, read by the parent after it ends. */
 struct shared {
 	volatile uint64_t done;	    /* chunks recorded */
 	volatile int reported;	    /* the child built its results itself */
 	volatile uint64_t inflight; /* pages touched in the chunk being faulted */
 	struct pn_fallback before, after;
-	struct chunk_rec rec[];
+	struct pn_chunkrec rec[];
 };
 
 struct exhaust_priv {
@@ -110,20 +102,6 @@ struct exhaust_priv {
 	void **addr;
 	int64_t oom_kill_setup; /* /proc/vmstat oom_kill when setup() ran */
 };
-
-static int exhaust_supported(const struct pn_env *env, char *why, size_t whylen)
-{
-	if (numa_available() < 0) {
-		snprintf(why, whylen, "NUMA is not available here (numa_available() < 0)");
-		return -EOPNOTSUPP;
-	}
-	if (env && env->roles && pn_nodeset_empty(&env->roles->private_nodes) &&
-	    pn_nodeset_empty(&env->roles->dram_nodes)) {
-		snprintf(why, whylen, "the run has no private or dram nodes to allocate on");
-		return -ENODEV;
-	}
-	return 0;
-}
 
 static int parse_policy(const char *s, enum policy *pol)
 {
@@ -238,7 +216,7 @@ static int exhaust_setup(struct pn_wl *w)
 	p->nchunks = (size_t)(p->size_bytes / p->chunk_bytes);
 	p->addr = pn_xcalloc(p->nchunks, sizeof(*p->addr));
 	/* Shared with the child: its records survive its death. */
-	p->sh_len = sizeof(struct shared) + p->nchunks * sizeof(struct chunk_rec);
+	p->sh_len = sizeof(struct shared) + p->nchunks * sizeof(struct pn_chunkrec);
 	p->sh = mmap(NULL, p->sh_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (p->sh == MAP_FAILED) {
 		p->sh = NULL;
@@ -248,39 +226,10 @@ static int exhaust_setup(struct pn_wl *w)
 	return 0;
 }
 
-static void record_chunk(struct exhaust_priv *p, struct chunk_rec *rec, const int *status,
-			 size_t npages)
-{
-	int nslots = 0;
-
-	rec->pages = (uint32_t)npages;
-	for (size_t i = 0; i < npages; i++) {
-		int s = status[i], k;
-
-		if (s < 0) {
-			rec->unknown++;
-			continue;
-		}
-		for (k = 0; k < nslots && rec->node[k] != s; k++)
-			;
-		if (k == nslots && nslots < SLOTS) {
-			rec->node[nslots++] = (int16_t)s;
-			rec->on[k] = 0;
-		}
-		if (k < nslots)
-			rec->on[k]++;
-		else
-			rec->other++;
-	}
-	for (int k = nslots; k < SLOTS; k++)
-		rec->node[k] = -1;
-	(void)p;
-}
-
 static int fault_chunk(struct exhaust_priv *p, size_t i, int *status)
 {
 	size_t len = (size_t)p->chunk_bytes, npages = len / p->page_bytes;
-	struct chunk_rec *rec = &p->sh->rec[i];
+	struct pn_chunkrec *rec = &p->sh->rec[i];
 	uint64_t t0 = pn_now_ns();
 	volatile char *c;
 	void *a;
@@ -304,72 +253,16 @@ static int fault_chunk(struct exhaust_priv *p, size_t i, int *status)
 	rec->lat_ns = pn_now_ns() - t0;
 	if (pn_mpol_query(a, npages, p->page_bytes, status))
 		return -EIO;
-	record_chunk(p, rec, status, npages);
+	pn_chunkrec_fill(rec, status, npages);
 	p->sh->done = i + 1;
 	p->sh->inflight = 0;
 	return 0;
 }
 
-/* Pages of a record on / off the policy's nodes. */
-static uint64_t rec_on_policy(const struct exhaust_priv *p, const struct chunk_rec *rec)
-{
-	uint64_t on = 0;
-
-	for (int k = 0; k < SLOTS; k++)
-		if (rec->node[k] >= 0 && pn_nodeset_test(&p->nodes, rec->node[k]))
-			on += rec->on[k];
-	return on;
-}
-
-static void rec_nodes_str(const struct chunk_rec *rec, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (int k = 0; k < SLOTS && rec->node[k] >= 0 && o < len; k++)
-		o += (size_t)snprintf(buf + o, len - o, "%s%d:%u", k ? "," : "", rec->node[k],
-				      rec->on[k]);
-	if (rec->other && o < len)
-		snprintf(buf + o, len - o, ",other:%u", rec->other);
-}
-
+/* Pages off the policy's nodes in every chunk recorded. */
 static uint64_t total_spilled(const struct exhaust_priv *p)
 {
-	uint64_t s = 0;
-
-	for (uint64_t i = 0; i < p->sh->done; i++) {
-		const struct chunk_rec *rec = &p->sh->rec[i];
-
-		s += rec->pages - rec->unknown - rec_on_policy(p, rec);
-	}
-	return s;
-}
-
-/* First chunk with pages off the policy's nodes, or done. */
-static size_t spill_chunk(const struct exhaust_priv *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->sh->done; i++) {
-		const struct chunk_rec *rec = &p->sh->rec[i];
-
-		if (rec_on_policy(p, rec) < rec->pages - rec->unknown)
-			break;
-	}
-	return i;
-}
-
-static int dominant_node(const struct chunk_rec *rec)
-{
-	int best = -1;
-	uint32_t most = 0;
-
-	for (int k = 0; k < SLOTS; k++)
-		if (rec->node[k] >= 0 && rec->on[k] > most) {
-			most = rec->on[k];
-			best = rec->node[k];
-		}
-	return best;
+	return pn_chunkrec_spilled(p->sh->rec, (size_t)p->sh->done, &p->nodes);
 }
 
 static const struct pn_col curve_cols[] = {
@@ -407,21 +300,21 @@ static void report_curve(struct pn_wl *w, const struct exhaust_priv *p, uint64_t
 	for (int n = 0; n < PN_MAX_NODES; n++)
 		first[n] = -1;
 	for (uint64_t i = 0; i < p->sh->done; i++) {
-		const struct chunk_rec *rec = &p->sh->rec[i];
-		uint64_t on = rec_on_policy(p, rec);
+		const struct pn_chunkrec *rec = &p->sh->rec[i];
+		uint64_t on = pn_chunkrec_on(rec, &p->nodes);
 
-		for (int k = 0; k < SLOTS && rec->node[k] >= 0; k++) {
+		for (int k = 0; k < PN_CHUNKREC_SLOTS && rec->node[k] >= 0; k++) {
 			per_node[rec->node[k]] += rec->on[k];
 			if (first[rec->node[k]] < 0) {
 				first[rec->node[k]] = (int64_t)i;
 				seq[nseq++] = rec->node[k];
 			}
 		}
-		rec_nodes_str(rec, nodes, sizeof(nodes));
+		pn_chunkrec_nodes_str(rec, nodes, sizeof(nodes));
 		if (t >= 0)
 			pn_res_table_row(&w->res, t, (int64_t)i,
 					 (int64_t)((i + 1) * p->chunk_bytes),
-					 (int64_t)dominant_node(rec), (int64_t)on,
+					 (int64_t)pn_chunkrec_dominant(rec), (int64_t)on,
 					 (int64_t)(rec->pages - rec->unknown - on), nodes,
 					 (int64_t)rec->lat_ns);
 	}
@@ -529,7 +422,7 @@ static void check_spill_order(struct pn_wl *w, const struct exhaust_priv *p, siz
 		return;
 	}
 	for (size_t i = 0; i < spill; i++)
-		for (int k = 0; k < SLOTS && p->sh->rec[i].node[k] >= 0; k++)
+		for (int k = 0; k < PN_CHUNKREC_SLOTS && p->sh->rec[i].node[k] >= 0; k++)
 			before[p->sh->rec[i].node[k]] += p->sh->rec[i].on[k];
 	pn_nodeset_for_each (n, &p->nodes) {
 		double f = p->sh->before.free_policy[n] > 0
@@ -554,7 +447,7 @@ static void report(struct pn_wl *w, struct exhaust_priv *p, bool in_child)
 	struct pn_res *r = &w->res;
 	uint64_t *per_node = pn_xcalloc(PN_MAX_NODES, sizeof(*per_node));
 	uint64_t pages = 0, unknown = 0, spilled = total_spilled(p);
-	size_t spill = spill_chunk(p);
+	size_t spill = pn_chunkrec_first_spill(p->sh->rec, (size_t)p->sh->done, &p->nodes);
 	char lab[32];
 
 	for (uint64_t i = 0; i < p->sh->done; i++) {
@@ -686,7 +579,7 @@ const struct pn_workload pn_workload_exhaust = {
 	.opts = exhaust_opts,
 	.explicit_alloc = true, /* its pages on the devices are its policy's */
 	.metrics = exhaust_metrics,
-	.supported = exhaust_supported,
+	.needs = PN_NEED_NUMA | PN_NEED_NODES,
 	.setup = exhaust_setup,
 	.run = exhaust_run,
 	.outcome = exhaust_outcome,

@@ -89,23 +89,6 @@ struct explicit_priv {
 	unsigned long mask[PN_MAX_NODES / (8 * sizeof(unsigned long))];
 };
 
-static int explicit_supported(const struct pn_env *env, char *why, size_t whylen)
-{
-	if (numa_available() < 0) {
-		snprintf(why, whylen,
-			 "NUMA is not available here (numa_available() < 0: "
-			 "kernel without CONFIG_NUMA, or memory policy calls are blocked)");
-		return -EOPNOTSUPP;
-	}
-	/* The node set itself depends on params, which setup() resolves. */
-	if (env && env->roles && pn_nodeset_empty(&env->roles->private_nodes) &&
-	    pn_nodeset_empty(&env->roles->dram_nodes)) {
-		snprintf(why, whylen, "the run has no private or dram nodes to allocate on");
-		return -ENODEV;
-	}
-	return 0;
-}
-
 static int parse_policy(const char *s, enum policy *p)
 {
 	for (size_t i = 0; policy_names[i]; i++) {
@@ -411,7 +394,7 @@ const struct pn_workload pn_workload_explicit = {
 	.opts = explicit_opts,
 	.metrics = explicit_metrics,
 	.explicit_alloc = true,
-	.supported = explicit_supported,
+	.needs = PN_NEED_NUMA | PN_NEED_NODES,
 	.setup = explicit_setup,
 	.run = explicit_run,
 	.teardown = explicit_teardown,

@@ -99,20 +99,6 @@ struct interleave_priv {
 	struct pn_mpol_ilcmp cmp;
 };
 
-static int interleave_supported(const struct pn_env *env, char *why, size_t whylen)
-{
-	if (numa_available() < 0) {
-		snprintf(why, whylen, "NUMA is not available here (numa_available() < 0)");
-		return -EOPNOTSUPP;
-	}
-	if (env && env->roles && pn_nodeset_empty(&env->roles->private_nodes) &&
-	    pn_nodeset_empty(&env->roles->dram_nodes)) {
-		snprintf(why, whylen, "the run has no private or dram nodes to allocate on");
-		return -ENODEV;
-	}
-	return 0;
-}
-
 static int check_nodes(const struct pn_wl *w, const struct interleave_priv *p)
 {
 	int n;
@@ -473,7 +459,7 @@ const struct pn_workload pn_workload_interleave = {
 	.opts = interleave_opts,
 	.explicit_alloc = true, /* its pages on the devices are its policy's */
 	.metrics = interleave_metrics,
-	.supported = interleave_supported,
+	.needs = PN_NEED_NUMA | PN_NEED_NODES,
 	.setup = interleave_setup,
 	.run = interleave_run,
 	.teardown = interleave_teardown,

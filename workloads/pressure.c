@@ -35,20 +35,15 @@
 
 #include "core/api/placement.h"
 #include "core/sys/procfs.h"
+#include "workloads/lib/pkinds.h"
 #include "workloads/lib/scratchfs.h"
 #include "workloads/lib/stress.h"
 #include "core/api/workload.h"
 
-enum kind { K_ANON, K_THP, K_NUMA, K_PAGECACHE, K_SLAB, K_SOCKETS, K_COMPACTION, K_RECLAIM, NK };
-#define KB(k)	    (1u << (k))
-#define ANON_KINDS  (KB(K_ANON) | KB(K_THP) | KB(K_NUMA))
-#define FS_KINDS    (KB(K_PAGECACHE) | KB(K_SLAB))
+#define ANON_KINDS  (PN_PK_BIT(PN_PK_ANON) | PN_PK_BIT(PN_PK_THP) | PN_PK_BIT(PN_PK_NUMA))
+#define FS_KINDS    (PN_PK_BIT(PN_PK_PAGECACHE) | PN_PK_BIT(PN_PK_SLAB))
 #define HUGE_BYTES  (2u << 20)
 #define PC_FILE_MAX (16u << 20)
-
-static const char *const kind_names[NK] = {
-	"anon", "thp", "numa_balancing", "pagecache", "slab", "sockets", "compaction", "reclaim",
-};
 
 /* vmstat counters whose deltas say what the kernel did under the pressure */
 static const char *const vm_keys[] = {
@@ -165,69 +160,19 @@ static int pressure_supported(const struct pn_env *env, char *why, size_t whylen
 	return 0;
 }
 
-/* One kind name (or "all") -> its bits; 0 if unknown. */
-static unsigned kind_bits(const char *name)
-{
-	if (!strcmp(name, "all"))
-		return KB(NK) - 1;
-	for (unsigned k = 0; k < NK; k++)
-		if (!strcmp(name, kind_names[k]))
-			return KB(k);
-	return 0;
-}
-
-/* "anon,pagecache" (commas, blanks also separate) -> bits; -EINVAL with the
- * reason in why: an unknown kind, or an empty one between commas. */
-static int kinds_of(const char *s, unsigned *kinds, char *why, size_t whylen)
-{
-	char buf[256], *p, *next, *save, *tok;
-
-	*kinds = 0;
-	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf)) {
-		snprintf(why, whylen, "the list is longer than %zu characters", sizeof(buf) - 1);
-		return -EINVAL;
-	}
-	for (p = buf; p; p = next) {
-		bool any = false;
-
-		next = strchr(p, ',');
-		if (next)
-			*next++ = '\0';
-		for (tok = strtok_r(p, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-			unsigned b = kind_bits(tok);
-
-			if (!b) {
-				snprintf(why, whylen,
-					 "unknown kind \"%.40s\" (valid: anon, thp, "
-					 "numa_balancing, pagecache, slab, sockets, compaction, "
-					 "reclaim, all)",
-					 tok);
-				return -EINVAL;
-			}
-			*kinds |= b;
-			any = true;
-		}
-		if (!any) {
-			snprintf(why, whylen, "an empty kind in \"%.80s\" (a comma too many?)", s);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
 /* The option's load-time check (params.h): the config error names its path. */
 static int check_kinds(const char *s, char *why, size_t whylen)
 {
 	unsigned kinds;
 
-	return kinds_of(s, &kinds, why, whylen);
+	return pn_pkinds_parse(s, &kinds, why, whylen);
 }
 
 static int parse_kinds(const char *s, unsigned *kinds)
 {
 	char why[256];
 
-	if (kinds_of(s, kinds, why, sizeof(why)))
+	if (pn_pkinds_parse(s, kinds, why, sizeof(why)))
 		return pn_error(-EINVAL, "workload pressure: kinds: %s", why);
 	return 0;
 }
@@ -238,14 +183,14 @@ static int ask_knobs(struct pn_wl *w, const struct pressure_priv *p)
 	uint64_t swap = 0;
 	int ret = 0;
 
-	if (p->kinds & KB(K_NUMA)) {
+	if (p->kinds & PN_PK_BIT(PN_PK_NUMA)) {
 		if (!pn_exists("/proc/sys/kernel/numa_balancing"))
 			return pn_error(-EOPNOTSUPP, "workload pressure: kinds numa_balancing: "
 						     "no /proc/sys/kernel/numa_balancing here "
 						     "(CONFIG_NUMA_BALANCING)");
 		ret = pn_wl_knob(w, "kernel.numa_balancing", "1");
 	}
-	if (!ret && (p->kinds & KB(K_THP))) {
+	if (!ret && (p->kinds & PN_PK_BIT(PN_PK_THP))) {
 		if (!pn_exists("/sys/kernel/mm/transparent_hugepage/enabled"))
 			return pn_error(-EOPNOTSUPP, "workload pressure: kinds thp: no "
 						     "transparent_hugepage in sysfs");
@@ -258,10 +203,11 @@ static int ask_knobs(struct pn_wl *w, const struct pressure_priv *p)
 			ret = pn_wl_knob(w, "thp.khugepaged.pages_to_scan", "4096");
 	}
 	/* reclaim: swap out through zswap where both are there */
-	if (!ret && (p->kinds & KB(K_RECLAIM)) && !pn_swap_total(&swap) && swap &&
+	if (!ret && (p->kinds & PN_PK_BIT(PN_PK_RECLAIM)) && !pn_swap_total(&swap) && swap &&
 	    pn_exists("/sys/module/zswap/parameters/enabled"))
 		ret = pn_wl_knob(w, "zswap.enabled", "Y");
-	if (!ret && (p->kinds & KB(K_COMPACTION)) && !pn_exists("/proc/sys/vm/compact_memory"))
+	if (!ret && (p->kinds & PN_PK_BIT(PN_PK_COMPACTION)) &&
+	    !pn_exists("/proc/sys/vm/compact_memory"))
 		return pn_error(-EOPNOTSUPP, "workload pressure: kinds compaction: no "
 					     "/proc/sys/vm/compact_memory (CONFIG_COMPACTION)");
 	return ret;
@@ -281,7 +227,7 @@ static int plan(struct pn_wl *w, struct pressure_priv *p, uint64_t *fs_bytes)
 	if ((p->kinds & ANON_KINDS) && anon_share <= 0.0)
 		return pn_error(-EINVAL, "workload pressure: anon_share must be > 0 for kinds "
 					 "anon, thp and numa_balancing");
-	if ((p->kinds & KB(K_PAGECACHE)) && pc_share <= 0.0)
+	if ((p->kinds & PN_PK_BIT(PN_PK_PAGECACHE)) && pc_share <= 0.0)
 		return pn_error(-EINVAL, "workload pressure: pagecache_share must be > 0 for kind "
 					 "pagecache");
 	if (p->kinds & ANON_KINDS) {
@@ -289,15 +235,15 @@ static int plan(struct pn_wl *w, struct pressure_priv *p, uint64_t *fs_bytes)
 		if (p->anon_bytes < HUGE_BYTES)
 			p->anon_bytes = HUGE_BYTES;
 	}
-	if (p->kinds & KB(K_PAGECACHE)) {
+	if (p->kinds & PN_PK_BIT(PN_PK_PAGECACHE)) {
 		p->pc_bytes = (uint64_t)(pc_share * (double)avail) / p->page_bytes * p->page_bytes;
 		if (p->pc_bytes < p->page_bytes)
 			p->pc_bytes = p->page_bytes;
 		p->pc_nfiles = (size_t)((p->pc_bytes + PC_FILE_MAX - 1) / PC_FILE_MAX);
 	}
-	if (!(p->kinds & KB(K_SLAB)))
+	if (!(p->kinds & PN_PK_BIT(PN_PK_SLAB)))
 		p->tree_files = 0;
-	if (!(p->kinds & KB(K_SOCKETS)))
+	if (!(p->kinds & PN_PK_BIT(PN_PK_SOCKETS)))
 		p->nsockets = p->npipes = 0;
 	ndirs = (p->tree_files + 63) / 64 * p->depth;
 	/* two trees stand while one replaces the other; 16 KiB per inode */
@@ -466,9 +412,9 @@ static int rounds(struct pn_wl *w, struct pressure_priv *p, uint64_t t0)
 
 	p->end_ns = p->duration_ms ? t0 + p->duration_ms * 1000000ULL : 0;
 	do {
-		if (p->kinds & KB(K_PAGECACHE))
+		if (p->kinds & PN_PK_BIT(PN_PK_PAGECACHE))
 			ret = pagecache_round(w, p);
-		if (!ret && (p->kinds & KB(K_SLAB)) && !ending(w))
+		if (!ret && (p->kinds & PN_PK_BIT(PN_PK_SLAB)) && !ending(w))
 			ret = slab_round(w, p);
 		if (ret)
 			break;
@@ -481,34 +427,34 @@ static int rounds(struct pn_wl *w, struct pressure_priv *p, uint64_t t0)
 
 static void report_counts(struct pn_wl *w, struct pressure_priv *p)
 {
-	for (unsigned k = 0; k < NK; k++) {
+	for (unsigned k = 0; k < PN_PK_N; k++) {
 		char lab[48];
 
-		snprintf(lab, sizeof(lab), "kind=%s", kind_names[k]);
-		pn_wl_metric(w, "active", lab, (p->kinds & KB(k)) ? 1.0 : 0.0);
+		snprintf(lab, sizeof(lab), "kind=%s", pn_pkind_names[k]);
+		pn_wl_metric(w, "active", lab, (p->kinds & PN_PK_BIT(k)) ? 1.0 : 0.0);
 	}
 	if (p->kinds & ANON_KINDS) {
 		pn_wl_metric(w, "bytes", "kind=anon", (double)p->hog.faulted_bytes);
 		pn_wl_metric(w, "pages_touched", "kind=anon", (double)p->touched_pages);
 	}
-	if (p->kinds & KB(K_PAGECACHE)) {
+	if (p->kinds & PN_PK_BIT(PN_PK_PAGECACHE)) {
 		pn_wl_metric(w, "bytes", "kind=pagecache", (double)p->pc_held);
 		pn_wl_metric(w, "bytes_written", "kind=pagecache", (double)p->pc_written);
 		pn_wl_metric(w, "bytes_read", "kind=pagecache", (double)p->pc_read);
 		pn_wl_metric(w, "bad_bytes", "kind=pagecache", (double)p->pc_bad);
 	}
-	if (p->kinds & KB(K_SLAB)) {
+	if (p->kinds & PN_PK_BIT(PN_PK_SLAB)) {
 		pn_wl_metric(w, "files_created", "kind=slab", (double)p->made.files);
 		pn_wl_metric(w, "files_removed", "kind=slab", (double)p->removed.files);
 		pn_wl_metric(w, "dirs_created", "kind=slab", (double)p->made.dirs);
 		pn_wl_metric(w, "dirs_removed", "kind=slab", (double)p->removed.dirs);
 	}
-	if (p->kinds & KB(K_SOCKETS)) {
+	if (p->kinds & PN_PK_BIT(PN_PK_SOCKETS)) {
 		pn_wl_metric(w, "sockets", "kind=sockets", (double)p->fds.sockets);
 		pn_wl_metric(w, "pipes", "kind=sockets", (double)p->fds.pipes);
 		pn_wl_metric(w, "bytes_queued", "kind=sockets", (double)p->fds.queued_bytes);
 	}
-	if (p->kinds & KB(K_COMPACTION)) {
+	if (p->kinds & PN_PK_BIT(PN_PK_COMPACTION)) {
 		pn_wl_metric(w, "compaction_runs", "kind=compaction", (double)p->compact.done);
 		pn_wl_metric(w, "compaction_started", "kind=compaction",
 			     (double)p->compact.started);
@@ -520,7 +466,7 @@ static void report_kernel(struct pn_wl *w, struct pressure_priv *p)
 {
 	uint64_t swap = 0;
 
-	if ((p->kinds & KB(K_RECLAIM)) && !pn_swap_total(&swap) && !swap)
+	if ((p->kinds & PN_PK_BIT(PN_PK_RECLAIM)) && !pn_swap_total(&swap) && !swap)
 		pn_res_note(&w->res,
 			    "kind reclaim: no swap here, only page cache can be reclaimed");
 	if (p->high_bytes) {
@@ -541,21 +487,21 @@ static void report_checks(struct pn_wl *w, const struct pressure_priv *p, bool s
 {
 	struct pn_res *r = &w->res;
 
-	if ((p->kinds & KB(K_PAGECACHE)) && p->pc_written) {
+	if ((p->kinds & PN_PK_BIT(PN_PK_PAGECACHE)) && p->pc_written) {
 		pn_res_check_eq(r, "page cache: bytes re-read = bytes written",
 				(int64_t)p->pc_written, (int64_t)p->pc_read, "bytes");
 		pn_res_check_eq(r, "page cache: re-read bytes that differ", 0, (int64_t)p->pc_bad,
 				"bytes");
 	}
-	if ((p->kinds & KB(K_SLAB)) && !stopped && p->tree_gen)
+	if ((p->kinds & PN_PK_BIT(PN_PK_SLAB)) && !stopped && p->tree_gen)
 		pn_res_check_eq(r, "slab: files created = files per tree x trees",
 				(int64_t)(p->tree_files * p->tree_gen), (int64_t)p->made.files,
 				"files");
-	if ((p->kinds & KB(K_SLAB)) && p->tree_gen > 1 && !stopped)
+	if ((p->kinds & PN_PK_BIT(PN_PK_SLAB)) && p->tree_gen > 1 && !stopped)
 		pn_res_check_eq(r, "slab: files removed = files of the replaced trees",
 				(int64_t)(p->tree_files * (p->tree_gen - 1)),
 				(int64_t)p->removed.files, "files");
-	if (p->kinds & KB(K_SOCKETS))
+	if (p->kinds & PN_PK_BIT(PN_PK_SOCKETS))
 		pn_res_check_eq(r, "sockets and pipes held open",
 				(int64_t)((p->nsockets + 1) / 2 * 2 + p->npipes),
 				(int64_t)(p->fds.sockets + p->fds.pipes), "");
@@ -570,16 +516,16 @@ static int pressure_run(struct pn_wl *w)
 	if (pn_vmstat_read(vm_keys, NVM, p->vm0))
 		for (size_t i = 0; i < NVM; i++)
 			p->vm0[i] = -1;
-	if (p->kinds & KB(K_RECLAIM))
+	if (p->kinds & PN_PK_BIT(PN_PK_RECLAIM))
 		reclaim_start(w, p);
 	if (p->kinds & ANON_KINDS)
-		ret = pn_memhog_start(&p->hog, p->anon_bytes, p->kinds & KB(K_THP), p->nthreads,
-				      wl_stop, w);
+		ret = pn_memhog_start(&p->hog, p->anon_bytes, p->kinds & PN_PK_BIT(PN_PK_THP),
+				      p->nthreads, wl_stop, w);
 	if (!ret && p->nsockets)
 		ret = pn_fds_sockets(&p->fds, p->nsockets, p->queue_bytes);
 	if (!ret && p->npipes)
 		ret = pn_fds_pipes(&p->fds, p->npipes, p->queue_bytes);
-	if (!ret && (p->kinds & KB(K_COMPACTION)))
+	if (!ret && (p->kinds & PN_PK_BIT(PN_PK_COMPACTION)))
 		ret = pn_ticker_start(&p->compact, "/proc/sys/vm/compact_memory", "1",
 				      p->compact_ms);
 	if (!ret)

@@ -3,7 +3,7 @@
  * perfcoll.c - what the perf collector reports beside the page accounting:
  * lost data per CPU and per event, why a node's events are inconclusive,
  * the node counters the events are reconciled with, and page_owner's
- * allocation stacks of the pages on each tracked node.  See perfcoll-int.h.
+ * allocation stacks of the pages on each tracked node.  See perfcoll_int.h.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>

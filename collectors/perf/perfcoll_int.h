@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * perfcoll-int.h - the insides of the perf collector, shared by
+ * perfcoll_int.h - the insides of the perf collector, shared by
  * collectors/perf.c (options, life cycle, the hot path: records -> events ->
  * accounting) and collectors/perf/perfcoll.c (what a phase reports beside the
  * accounting: lost data, the counters, page_owner forensics).  Not an API.

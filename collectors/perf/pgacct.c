@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pageacct.c - page accounting from allocator events.  See pageacct.h.
+ * pgacct.c - page accounting from allocator events.  See pgacct.h.
  */
 #include <errno.h>
 #include <stdio.h>

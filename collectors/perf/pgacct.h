@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * pageacct.h - page accounting from allocator events: per node allocations
+ * pgacct.h - page accounting from allocator events: per node allocations
  * and frees, and for every private node the classification of each page
  * (explicit or general), by kind (gfp flags, order, migratetype), by
  * process, the first examples, and which of its general pages were freed

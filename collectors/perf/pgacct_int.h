@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * pageacct-int.h - the insides of struct pn_pgacct, shared by pageacct.c
- * (accounting) and pagereport.c (the JSON details of a phase).  Not an API.
+ * pgacct_int.h - the insides of struct pn_pgacct, shared by pgacct.c
+ * (accounting) and pgacct_report.c (the JSON details of a phase).  Not an API.
  */
 #ifndef PN_PAGEACCT_INT_H
 #define PN_PAGEACCT_INT_H
@@ -104,7 +104,7 @@ struct pn_pgacct {
 	struct comm *comms;
 };
 
-/* pageacct.c, for the report */
+/* pgacct.c, for the report */
 bool pn_pgacct_is_xpid(const struct pn_pgacct *a, uint32_t pid);
 const char *pn_pgacct_comm_of(struct pn_pgacct *a, uint32_t pid);
 /* per-phase totals back to zero (the live pages stay) */

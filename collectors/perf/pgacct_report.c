@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pagereport.c - what pageacct.c found in a phase, as the report the verdict
+ * pgacct_report.c - what pgacct.c found in a phase, as the report the verdict
  * reads (struct pn_event_report) and its JSON details: per private node the
  * totals, the series' events, by kind (gfp decoded), by process, examples.
  */

@@ -3,7 +3,7 @@
  * pgdecode.h - the page allocator's tracepoints, decoded: where tracefs is,
  * the formats of kmem:mm_page_alloc, kmem:mm_page_free and (where the kernel
  * has the reference series) kmem:mm_private_alloc / kmem:mm_private_skip,
- * and their raw entries into struct pn_pgev (pageacct.h).  Every field is
+ * and their raw entries into struct pn_pgev (pgacct.h).  Every field is
  * located by name in the format (tpfmt.h); a sample too short for a field
  * is an error, never a read past its end.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pageowner.c - page_owner forensics.  See pageowner.h.
+ * pgowner.c - page_owner forensics.  See pgowner.h.
  */
 #include <cjson/cJSON.h>
 #include <errno.h>

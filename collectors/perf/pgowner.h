@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * pageowner.h - page_owner forensics: the allocation stacks of the pages
+ * pgowner.h - page_owner forensics: the allocation stacks of the pages
  * allocated on a node's pfn ranges, from /sys/kernel/debug/page_owner
  * (CONFIG_PAGE_OWNER, booted with page_owner=on), grouped by stack.
  *

@@ -285,13 +285,109 @@ static cJSON *default_value(const struct pn_opt *o)
 	}
 }
 
+static int check_bool(const cJSON *v, const char *file, const char *vpath, cJSON **out)
+{
+	if (!cJSON_IsBool(v))
+		return pn_error(-EINVAL, "%s: %s: must be true or false, not %s", file, vpath,
+				pn_json_type_name(v));
+	*out = cJSON_CreateBool(cJSON_IsTrue(v));
+	return 0;
+}
+
+static int check_int(const struct pn_opt *o, const cJSON *v, const char *file, const char *vpath,
+		     cJSON **out)
+{
+	char text[32], why[160] = "";
+	double d;
+	int ret;
+
+	if (!cJSON_IsNumber(v))
+		return pn_error(-EINVAL, "%s: %s: must be an integer, not %s", file, vpath,
+				pn_json_type_name(v));
+	d = v->valuedouble;
+	if (!isfinite(d) || d != floor(d) || fabs(d) > PN_PARAM_MAX_EXACT)
+		return pn_error(-EINVAL, "%s: %s: %g is not an integer", file, vpath, d);
+	ret = check_range(o, file, vpath, d);
+	if (ret)
+		return ret;
+	if (o->check) {
+		snprintf(text, sizeof(text), "%.0f", d);
+		if (o->check(text, why, sizeof(why)))
+			return pn_error(-EINVAL, "%s: %s: %g %s", file, vpath, d, why);
+	}
+	*out = cJSON_CreateNumber(d);
+	return 0;
+}
+
+static int check_double(const struct pn_opt *o, const cJSON *v, const char *file, const char *vpath,
+			cJSON **out)
+{
+	int ret;
+
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return pn_error(-EINVAL, "%s: %s: must be a number, not %s", file, vpath,
+				pn_json_type_name(v));
+	ret = check_range(o, file, vpath, v->valuedouble);
+	if (!ret)
+		*out = cJSON_CreateNumber(v->valuedouble);
+	return ret;
+}
+
+static int check_string(const struct pn_opt *o, const cJSON *v, const char *file, const char *vpath,
+			cJSON **out)
+{
+	char why[256] = "";
+
+	if (!cJSON_IsString(v))
+		return pn_error(-EINVAL, "%s: %s: must be a string, not %s", file, vpath,
+				pn_json_type_name(v));
+	if (o->check && o->check(v->valuestring, why, sizeof(why)))
+		return pn_error(-EINVAL, "%s: %s: %s", file, vpath, why);
+	*out = cJSON_CreateString(v->valuestring);
+	return 0;
+}
+
+/* One value checked against its option's type: 0 with *out the canonical
+ * value, or an error naming file and path. */
+static int check_typed(const struct pn_opt *o, const cJSON *v, const char *file, const char *vpath,
+		       cJSON **out)
+{
+	double d = 0;
+	int ret;
+
+	switch (o->type) {
+	case PN_OPT_BOOL: return check_bool(v, file, vpath, out);
+	case PN_OPT_INT: return check_int(o, v, file, vpath, out);
+	case PN_OPT_DOUBLE: return check_double(o, v, file, vpath, out);
+	case PN_OPT_SIZE:
+		ret = check_size(o, v, file, vpath, &d);
+		if (!ret)
+			*out = cJSON_CreateNumber(d);
+		return ret;
+	case PN_OPT_DURATION:
+		ret = check_duration(o, v, file, vpath, &d);
+		if (!ret)
+			*out = cJSON_CreateNumber(d);
+		return ret;
+	case PN_OPT_STRING: return check_string(o, v, file, vpath, out);
+	case PN_OPT_ENUM:
+		ret = check_enum(o, v, file, vpath);
+		if (!ret)
+			*out = cJSON_CreateString(v->valuestring);
+		return ret;
+	case PN_OPT_NODES: return check_nodes(v, file, vpath, out);
+	default:
+		return pn_error(-EINVAL, "%s: %s: option table has an unknown type %d", file, vpath,
+				(int)o->type);
+	}
+}
+
 int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *file,
 		   const char *vpath, struct cJSON **out)
 {
 	cJSON *def = NULL;
 	const cJSON *v = in;
-	double d = 0;
-	int ret = 0;
+	int ret;
 
 	*out = NULL;
 	if (!v) {
@@ -304,85 +400,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 			return -ENOMEM;
 		v = def;
 	}
-	switch (o->type) {
-	case PN_OPT_BOOL:
-		if (!cJSON_IsBool(v)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be true or false, not %s", file,
-				       vpath, pn_json_type_name(v));
-			break;
-		}
-		*out = cJSON_CreateBool(cJSON_IsTrue(v));
-		break;
-	case PN_OPT_INT:
-		if (!cJSON_IsNumber(v)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be an integer, not %s", file, vpath,
-				       pn_json_type_name(v));
-			break;
-		}
-		d = v->valuedouble;
-		if (!isfinite(d) || d != floor(d) || fabs(d) > PN_PARAM_MAX_EXACT) {
-			ret = pn_error(-EINVAL, "%s: %s: %g is not an integer", file, vpath, d);
-			break;
-		}
-		ret = check_range(o, file, vpath, d);
-		if (!ret && o->check) {
-			char text[32], why[160] = "";
-
-			snprintf(text, sizeof(text), "%.0f", d);
-			if (o->check(text, why, sizeof(why)))
-				ret = pn_error(-EINVAL, "%s: %s: %g %s", file, vpath, d, why);
-		}
-		if (!ret)
-			*out = cJSON_CreateNumber(d);
-		break;
-	case PN_OPT_DOUBLE:
-		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be a number, not %s", file, vpath,
-				       pn_json_type_name(v));
-			break;
-		}
-		ret = check_range(o, file, vpath, v->valuedouble);
-		if (!ret)
-			*out = cJSON_CreateNumber(v->valuedouble);
-		break;
-	case PN_OPT_SIZE:
-		ret = check_size(o, v, file, vpath, &d);
-		if (!ret)
-			*out = cJSON_CreateNumber(d);
-		break;
-	case PN_OPT_DURATION:
-		ret = check_duration(o, v, file, vpath, &d);
-		if (!ret)
-			*out = cJSON_CreateNumber(d);
-		break;
-	case PN_OPT_STRING:
-		if (!cJSON_IsString(v)) {
-			ret = pn_error(-EINVAL, "%s: %s: must be a string, not %s", file, vpath,
-				       pn_json_type_name(v));
-			break;
-		}
-		if (o->check) {
-			char why[256] = "";
-
-			ret = o->check(v->valuestring, why, sizeof(why));
-			if (ret) {
-				ret = pn_error(-EINVAL, "%s: %s: %s", file, vpath, why);
-				break;
-			}
-		}
-		*out = cJSON_CreateString(v->valuestring);
-		break;
-	case PN_OPT_ENUM:
-		ret = check_enum(o, v, file, vpath);
-		if (!ret)
-			*out = cJSON_CreateString(v->valuestring);
-		break;
-	case PN_OPT_NODES: ret = check_nodes(v, file, vpath, out); break;
-	default:
-		ret = pn_error(-EINVAL, "%s: %s: option table has an unknown type %d", file, vpath,
-			       (int)o->type);
-		break;
-	}
+	ret = check_typed(o, v, file, vpath, out);
 	if (!ret && !*out)
 		ret = -ENOMEM;
 	if (ret && def)
@@ -392,7 +410,7 @@ int pn_param_check(const struct pn_opt *o, const struct cJSON *in, const char *f
 	return ret;
 }
 
-static size_t edit_distance(const char *a, const char *b)
+size_t pn_edit_distance(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b), row[64];
 
@@ -436,7 +454,7 @@ static int unknown_option(const struct pn_opt *opts, const char *key, const char
 
 	list[0] = '\0';
 	for (const struct pn_opt *o = opts; o && o->name; o++) {
-		size_t dist = edit_distance(key, o->name);
+		size_t dist = pn_edit_distance(key, o->name);
 		int w = snprintf(list + off, sizeof(list) - off, "%s%s", off ? ", " : "", o->name);
 
 		if (w > 0 && (size_t)w < sizeof(list) - off)

@@ -12,6 +12,7 @@
 #define PN_PARAMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/lib/pn.h"
@@ -86,6 +87,18 @@ int pn_params_resolve(const struct pn_opt *opts, const struct cJSON *in, const c
  */
 int pn_param_check(const struct pn_opt *opt, const struct cJSON *in, const char *file,
 		   const char *vpath, struct cJSON **out);
+
+/*
+ * A node list from the command line (nodelist.c), in numactl's forms: "all",
+ * "0-2,4", "!0" (the nodes of set but 0), "+1" / "+0-1" (relative to set:
+ * its 2nd node, its 1st and 2nd).  Every node named must be in set.  0, or
+ * -EINVAL with the reason in why (nothing logged); out is never empty on 0.
+ */
+int pn_nodelist_parse(const char *str, const struct pn_nodeset *set, struct pn_nodeset *out,
+		      char *why, size_t whylen);
+
+/* Levenshtein distance for "did you mean" hints ((size_t)-1 past 63 chars). */
+size_t pn_edit_distance(const char *a, const char *b);
 
 /* Names for messages and listings: "a number", "an object" ...; "size", "nodes" ... */
 const char *pn_json_type_name(const struct cJSON *v);

@@ -287,6 +287,41 @@ char *pn_res_serialize(const struct pn_res *r)
 	return text;
 }
 
+static const char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+bool pn_res_check_at(const struct pn_res *r, size_t i, struct pn_res_check_rec *out)
+{
+	const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(r->root, "checks"), (int)i);
+
+	if (!c)
+		return false;
+	out->name = str_of(c, "name");
+	out->expected = str_of(c, "expected");
+	out->observed = str_of(c, "observed");
+	out->pass = cJSON_IsTrue(cJSON_GetObjectItem(c, "pass"));
+	return true;
+}
+
+bool pn_res_metric_at(const struct pn_res *r, size_t i, const char *label,
+		      struct pn_res_metric_rec *out)
+{
+	const cJSON *m = cJSON_GetArrayItem(cJSON_GetObjectItem(r->root, "metrics"), (int)i);
+	const cJSON *v = cJSON_GetObjectItem(m, "value");
+
+	if (!m)
+		return false;
+	out->name = str_of(m, "name");
+	out->label = label ? str_of(cJSON_GetObjectItem(m, "labels"), label) : "";
+	out->has_value = cJSON_IsNumber(v);
+	out->value = out->has_value ? v->valuedouble : 0;
+	return true;
+}
+
 static uint64_t u64_of(const cJSON *o, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItem(o, key);

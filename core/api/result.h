@@ -118,6 +118,25 @@ bool pn_res_check_eq(struct pn_res *r, const char *name, int64_t expected, int64
 bool pn_res_check_le(struct pn_res *r, const char *name, int64_t limit, int64_t observed,
 		     const char *unit);
 
+/*
+ * The checks and metrics as recorded, read back in C (the runner's verdict
+ * state counts them as each workload's result arrives): the i-th of each,
+ * false past the last.  Strings point into r->root, valid while r is.
+ */
+struct pn_res_check_rec {
+	const char *name, *expected, *observed; /* "" when absent */
+	bool pass;
+};
+bool pn_res_check_at(const struct pn_res *r, size_t i, struct pn_res_check_rec *out);
+struct pn_res_metric_rec {
+	const char *name;  /* "" when absent */
+	const char *label; /* the value of the label asked for, "" without one */
+	bool has_value;	   /* false: no number (a NaN written as null) */
+	double value;
+};
+bool pn_res_metric_at(const struct pn_res *r, size_t i, const char *label,
+		      struct pn_res_metric_rec *out);
+
 /* A short human note ("preferred fell back to node 0 when node 1 filled"). */
 __attribute__((format(printf, 2, 3))) void pn_res_note(struct pn_res *r, const char *fmt, ...);
 

@@ -9,7 +9,8 @@
  * results and never writes JSON: it reports through w->res (result.h).
  *
  * Life cycle (the runner, run.c and child.c):
- *   parent:  supported(env)      may it run here?  (listing, skip reasons)
+ *   parent:  needs, supported(env)  may it run here?  (listing, skip
+ *                                reasons; pn_workload_supported() checks both)
  *   parent:  setup(w)            validate params (-EINVAL = config error,
  *                                exit 2), plan, declare needs: w->mem_bytes
  *                                (checked with every workload of the phase
@@ -51,6 +52,14 @@ struct pn_env {
 	bool is_root;
 	bool have_cgroup; /* workloads get a memory cgroup leaf (v2, or v1 memory) */
 };
+
+/* What a workload cannot run without (struct pn_workload's needs), checked
+ * for it by pn_workload_supported(), the one place that says why not. */
+enum pn_need {
+	PN_NEED_NUMA = 1u << 0,	 /* libnuma's memory policy calls (numa_available()) */
+	PN_NEED_NODES = 1u << 1, /* the run has a private or a dram node to allocate on */
+};
+#define PN_NEED_ALL ((unsigned)PN_NEED_NUMA | PN_NEED_NODES)
 
 /* How a workload's child process ended (filled by the runner). */
 enum pn_end {
@@ -121,7 +130,9 @@ struct pn_workload {
 	/* its process allocates on private nodes explicitly (with a policy that
 	 * names them): event collectors count its pages there as explicit */
 	bool explicit_alloc;
-	/* 0 if it can run here, else -errno and a reason in why. */
+	unsigned needs; /* PN_NEED_* bits */
+	/* what needs cannot say, or NULL: 0 if it can run here, else -errno
+	 * and a reason in why.  Called only when the needs are met. */
 	int (*supported)(const struct pn_env *env, char *why, size_t whylen);
 	int (*setup)(struct pn_wl *w); /* parent; may be NULL */
 	int (*run)(struct pn_wl *w);   /* child */
@@ -137,5 +148,12 @@ struct pn_workload {
 extern const struct pn_workload *const pn_workloads[];
 extern const size_t pn_nworkloads;
 const struct pn_workload *pn_workload_find(const char *name);
+
+/* 0 if w can run here: its needs met (in PN_NEED_* order), then its own
+ * supported().  Else -errno and the reason in why. */
+int pn_workload_supported(const struct pn_workload *w, const struct pn_env *env, char *why,
+			  size_t whylen);
+/* w's needs as "numa, nodes" ("none" without any) into buf; buf. */
+const char *pn_workload_needs_format(unsigned needs, char *buf, size_t len);
 
 #endif /* PN_WORKLOAD_H */

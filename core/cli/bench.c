@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "cli.h"
 #include "core/api/collector.h"
 #include "core/sys/procfs.h"
 
@@ -240,8 +241,8 @@ static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 	}
 	if (argc < 2 || strcmp(argv[1], "collectors") != 0) {
 		usage(stderr);
-		return pn_error(PN_EXIT_USAGE, "bench: expected \"collectors\"%s%s",
-				argc >= 2 ? ", got " : "", argc >= 2 ? argv[1] : "");
+		return pn_cli_error(PN_EXIT_USAGE, "expected \"collectors\"%s%s",
+				    argc >= 2 ? ", got " : "", argc >= 2 ? argv[1] : "");
 	}
 	argc--;
 	argv++;
@@ -251,17 +252,17 @@ static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 		case 'n':
 			*samples = strtol(optarg, &end, 10);
 			if (*end || end == optarg || *samples < 1 || *samples > 1000000)
-				return pn_error(PN_EXIT_USAGE,
-						"--samples: \"%s\" is not a count in 1..1000000",
-						optarg);
+				return pn_cli_error(
+					PN_EXIT_USAGE,
+					"--samples: \"%s\" is not a count in 1..1000000", optarg);
 			break;
 		case 'i':
 			*interval_ms = strtol(optarg, &end, 10);
 			if (*end || end == optarg || *interval_ms < 0 || *interval_ms > 60000)
-				return pn_error(PN_EXIT_USAGE,
-						"--interval-ms: \"%s\" is not a number "
-						"of milliseconds in 0..60000",
-						optarg);
+				return pn_cli_error(PN_EXIT_USAGE,
+						    "--interval-ms: \"%s\" is not a number "
+						    "of milliseconds in 0..60000",
+						    optarg);
 			break;
 		case 'h': usage(stdout); return -1;
 		default: usage(stderr); return PN_EXIT_USAGE;
@@ -269,8 +270,8 @@ static int bench_parse(int argc, char **argv, long *samples, long *interval_ms)
 	}
 	if (optind < argc) {
 		usage(stderr);
-		return pn_error(PN_EXIT_USAGE, "bench collectors: unexpected argument \"%s\"",
-				argv[optind]);
+		return pn_cli_error(PN_EXIT_USAGE, "collectors: unexpected argument \"%s\"",
+				    argv[optind]);
 	}
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
 #include "core/lib/atomicfile.h"
 #include "core/lib/pn.h"
 #include "core/sys/cgroup.h"
@@ -193,10 +194,10 @@ int pn_cmd_recover(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1)
-		return pn_error(PN_EXIT_USAGE, "recover: unexpected argument \"%s\"", argv[1]);
+		return pn_cli_error(PN_EXIT_USAGE, "unexpected argument \"%s\"", argv[1]);
 	ret = pn_journal_each(recover_one, &rc);
 	if (ret)
-		return pn_error(PN_EXIT_ERROR, "recover: %s: %s", pn_journal_dir(), strerror(-ret));
+		return pn_cli_error(PN_EXIT_ERROR, "%s: %s", pn_journal_dir(), strerror(-ret));
 	if (!rc.journals)
 		printf("nothing to recover (no journal of a finished run in %s)\n",
 		       pn_journal_dir());

@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli.h"
 #include "core/lib/pn.h"
 #include "testbed.h"
 
@@ -279,6 +280,7 @@ static int exec_script(const char *script, int argc, char **argv)
 	char path[PATH_MAX + 64];
 	const char *src = getenv("PNBENCH_SRCDIR");
 	char **args;
+	int ret;
 
 	if (src) {
 		snprintf(path, sizeof(path), "%s/%s", src, script);
@@ -287,24 +289,24 @@ static int exec_script(const char *script, int argc, char **argv)
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 		if (n <= 0)
-			return pn_error(PN_EXIT_ERROR, "/proc/self/exe: %s", strerror(errno));
+			return pn_cli_error(PN_EXIT_ERROR, "/proc/self/exe: %s", strerror(errno));
 		exe[n] = '\0';
 		*strrchr(exe, '/') = '\0';
 		snprintf(path, sizeof(path), "%s/../%s", exe, script);
 	}
 	if (access(path, X_OK))
-		return pn_error(PN_EXIT_USAGE,
-				"%s: %s (run from the source tree, or set "
-				"PNBENCH_SRCDIR)",
-				path, strerror(errno));
+		return pn_cli_error(PN_EXIT_USAGE,
+				    "%s: %s (run from the source tree, or set "
+				    "PNBENCH_SRCDIR)",
+				    path, strerror(errno));
 	args = pn_xcalloc((size_t)argc + 1, sizeof(*args));
 	args[0] = path;
 	for (int i = 1; i < argc; i++)
 		args[i] = argv[i];
 	execv(path, args);
-	pn_error(-errno, "cannot run %s: %s", path, strerror(errno));
+	ret = pn_cli_error(PN_EXIT_ERROR, "cannot run %s: %s", path, strerror(errno));
 	free(args);
-	return PN_EXIT_ERROR;
+	return ret;
 }
 
 int pn_cmd_demo(int argc, char **argv)

@@ -4,7 +4,8 @@
  * config_matrix.c.  Not an API: nothing outside those files includes it.
  *
  * Every checker returns 0 or -EINVAL after logging one error line that names
- * the file and the JSON path ("FILE: $.phases[0].name: ...").
+ * the file and the JSON path ("FILE: $.phases[0].name: ..."); the JSON
+ * getters they build on are in cfg_json.h, below all three files.
  */
 #ifndef PN_CONFIG_INT_H
 #define PN_CONFIG_INT_H
@@ -14,18 +15,15 @@
 
 #include <cjson/cJSON.h>
 
+#include "cfg_json.h"
 #include "config.h"
 #include "core/api/params.h"
 
-#define PN_CONFIG_MAX_BYTES	(1 << 20)
-#define PN_CONFIG_NAME_MAX	64
-#define PN_CONFIG_ITER_MAX	PN_CONFIG_MAX_ITERATIONS
-#define PN_COLL_INTERVAL_DEF_MS 200
-#define PN_COLL_INTERVAL_MIN_MS 1
-#define PN_COLL_INTERVAL_MAX_MS 3600000
-#define PN_MEM_SHARE_DEF	0.5
-#define PN_MEM_SHARE_MAX	0.9
-#define PN_MAX_EXACT		9007199254740992.0 /* 2^53: exact in a JSON number */
+#define PN_CONFIG_MAX_BYTES (1 << 20)
+#define PN_CONFIG_ITER_MAX  PN_CONFIG_MAX_ITERATIONS
+#define PN_MEM_SHARE_DEF    0.5
+#define PN_MEM_SHARE_MAX    0.9
+#define PN_MAX_EXACT	    9007199254740992.0 /* 2^53: exact in a JSON number */
 
 /* One matrix axis: an array value inside some params object. */
 struct axis {
@@ -65,21 +63,6 @@ struct parser {
 	size_t naxes;
 	struct axis *axes;
 };
-
-/* ---- config.c: field checkers ---- */
-/* A user string made safe for one log line: printable ASCII, bounded. */
-const char *pn_cfg_clean(const char *s, char *buf, size_t len);
-__attribute__((format(printf, 3, 4))) int pn_cfg_perr(const struct parser *ps, const char *jpath,
-						      const char *fmt, ...);
-/* Reject unknown and duplicate keys: a typo must never be ignored. */
-int pn_cfg_check_keys(const struct parser *ps, const cJSON *obj, const char *jpath,
-		      const char *const *allowed);
-const cJSON *pn_cfg_field(const cJSON *obj, const char *name); /* NULL if obj is NULL */
-int pn_cfg_get_object(const struct parser *ps, const cJSON *v, const char *jpath);
-int pn_cfg_get_int(const struct parser *ps, const cJSON *v, const char *jpath, int64_t min,
-		   int64_t max, int64_t *out);
-int pn_cfg_get_name(const struct parser *ps, const cJSON *v, const char *jpath);
-int pn_cfg_get_duration(const struct parser *ps, const cJSON *v, const char *jpath, uint64_t *ms);
 
 /* ---- config_phase.c: lists of entries ---- */
 int pn_cfg_parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath, struct raw_ent **out,

@@ -10,7 +10,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,7 +78,7 @@ int pn_cfg_check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 	if (!raw)
 		goto resolve;
 	if (!cJSON_IsObject(raw))
-		return pn_cfg_perr(ps, jpath, "params must be an object, not %s",
+		return pn_cfg_perr(ps->file, jpath, "params must be an object, not %s",
 				   pn_json_type_name(raw));
 	for (const cJSON *it = raw->child; it; it = it->next) {
 		const struct pn_opt *o = opt_find(opts, it->string);
@@ -91,7 +90,7 @@ int pn_cfg_check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 		snprintf(vpath, sizeof(vpath), "%s.%s", jpath, o->name);
 		if (!it->child)
 			return pn_cfg_perr(
-				ps, vpath,
+				ps->file, vpath,
 				"empty array (an array in params means one matrix point per "
 				"element)");
 		for (const cJSON *el = it->child; el; el = el->next, i++) {
@@ -101,7 +100,7 @@ int pn_cfg_check_params(struct parser *ps, struct raw_ent *e, const char *jpath)
 			snprintf(epath, sizeof(epath), "%s[%d]", vpath, i);
 			if (cJSON_IsArray(el))
 				return pn_cfg_perr(
-					ps, epath,
+					ps->file, epath,
 					"nested array (an array in params already means one "
 					"matrix point per element)");
 			ret = pn_param_check(o, el, ps->file, epath, &c);
@@ -143,7 +142,7 @@ static int count_points(const struct parser *ps, size_t *n)
 	for (size_t i = 0; i < ps->naxes && off < sizeof(list); i++)
 		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s has %d",
 					i ? ", " : "", ps->axes[i].jpath, ps->axes[i].n);
-	return pn_cfg_perr(ps, "$",
+	return pn_cfg_perr(ps->file, "$",
 			   "the matrix expands to %.0f points, more than the limit of %d "
 			   "(PN_CONFIG_MAX_POINTS): %s; split the config",
 			   total, PN_CONFIG_MAX_POINTS, list);

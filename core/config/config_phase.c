@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +32,7 @@ static int get_size(const struct parser *ps, const cJSON *v, const char *jpath, 
 	}
 	if (cJSON_IsString(v) && !pn_parse_size(v->valuestring, out))
 		return 0;
-	return pn_cfg_perr(ps, jpath, "%s is not a size (e.g. \"256M\" or a number of bytes)",
+	return pn_cfg_perr(ps->file, jpath, "%s is not a size (e.g. \"256M\" or a number of bytes)",
 			   cJSON_IsString(v) ? pn_cfg_clean(v->valuestring, q, sizeof(q))
 					     : pn_json_type_name(v));
 }
@@ -45,7 +44,7 @@ static int get_limit(const struct parser *ps, const cJSON *v, const char *jpath,
 	int ret = get_size(ps, v, jpath, out);
 
 	if (!ret && *out == 0)
-		return pn_cfg_perr(ps, jpath,
+		return pn_cfg_perr(ps->file, jpath,
 				   "0 is not a limit: give a size > 0, or leave the key out for "
 				   "no limit");
 	return ret;
@@ -65,7 +64,7 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 			if (!strcmp(x->valuestring, expect_names[i]))
 				e->expect = expect_names[i];
 		if (!e->expect)
-			return pn_cfg_perr(ps, path,
+			return pn_cfg_perr(ps->file, path,
 					   "%s is not one of ok, error, signal, oom_kill, timeout, "
 					   "killed, any",
 					   cJSON_IsString(x)
@@ -74,15 +73,15 @@ static int parse_wl_extras(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	}
 	if ((x = pn_cfg_field(v, "timeout"))) {
 		snprintf(path, sizeof(path), "%s.timeout", e->jpath);
-		ret = pn_cfg_get_duration(ps, x, path, &e->timeout_ms);
+		ret = pn_cfg_get_duration(ps->file, x, path, &e->timeout_ms);
 		if (ret)
 			return ret;
 	}
 	if ((x = pn_cfg_field(v, "cgroup"))) {
 		snprintf(path, sizeof(path), "%s.cgroup", e->jpath);
-		ret = pn_cfg_get_object(ps, x, path);
+		ret = pn_cfg_get_object(ps->file, x, path);
 		if (!ret)
-			ret = pn_cfg_check_keys(ps, x, path, cg_keys);
+			ret = pn_cfg_check_keys(ps->file, x, path, cg_keys);
 		if (!ret && pn_cfg_field(x, "memory.max")) {
 			snprintf(path, sizeof(path), "%s.cgroup[\"memory.max\"]", e->jpath);
 			ret = get_limit(ps, pn_cfg_field(x, "memory.max"), path, &e->memory_max);
@@ -101,7 +100,7 @@ static int check_knob_text(const struct parser *ps, const char *s, const char *p
 	const char *c = pn_knob_control_char(s);
 
 	if (c)
-		return pn_cfg_perr(ps, path,
+		return pn_cfg_perr(ps->file, path,
 				   "the value has a control character (0x%02x at offset "
 				   "%zu): a knob value is one line of text",
 				   (unsigned)(unsigned char)*c, (size_t)(c - s));
@@ -113,30 +112,30 @@ static int check_knobs(const struct parser *ps, const cJSON *v, const char *jpat
 {
 	char path[192], why[256], p[PATH_MAX];
 	const cJSON *k;
-	int ret = pn_cfg_get_object(ps, v, jpath);
+	int ret = pn_cfg_get_object(ps->file, v, jpath);
 
 	if (ret)
 		return ret;
 	for (k = v->child; k; k = k->next) {
 		snprintf(path, sizeof(path), "%s[\"%.64s\"]", jpath, k->string);
 		if (pn_knob_path(k->string, p, sizeof(p), why, sizeof(why)))
-			return pn_cfg_perr(ps, path, "%s", why);
+			return pn_cfg_perr(ps->file, path, "%s", why);
 		if (!pn_knob_allowed(k->string, p))
 			return pn_cfg_perr(
-				ps, path,
+				ps->file, path,
 				"%s (%s) is not on the knob allow-list (" PN_KNOB_ALLOW_TEXT
 				"): a config runs as root; pass --allow-knob %s to set it",
 				k->string, p, k->string);
 		if (!cJSON_IsString(k) && !cJSON_IsBool(k) &&
 		    !(cJSON_IsNumber(k) && k->valuedouble == (double)(int64_t)k->valuedouble))
-			return pn_cfg_perr(ps, path,
+			return pn_cfg_perr(ps->file, path,
 					   "must be a string, an integer or a bool, not %s",
 					   pn_json_type_name(k));
 		if (cJSON_IsString(k) && (ret = check_knob_text(ps, k->valuestring, path)))
 			return ret;
 		for (const cJSON *j = v->child; j != k; j = j->next)
 			if (!strcmp(j->string, k->string))
-				return pn_cfg_perr(ps, path, "set twice");
+				return pn_cfg_perr(ps->file, path, "set twice");
 	}
 	return 0;
 }
@@ -174,21 +173,22 @@ static int parse_workload(struct parser *ps, const cJSON *v, struct raw_ent *e)
 	char path[160], list[512], q[96];
 	int ret;
 
-	ret = pn_cfg_get_object(ps, v, e->jpath);
+	ret = pn_cfg_get_object(ps->file, v, e->jpath);
 	if (!ret)
-		ret = pn_cfg_check_keys(ps, v, e->jpath, keys);
+		ret = pn_cfg_check_keys(ps->file, v, e->jpath, keys);
 	if (ret)
 		return ret;
 	name = pn_cfg_field(v, "workload");
 	snprintf(path, sizeof(path), "%s.workload", e->jpath);
 	if (!name)
-		return pn_cfg_perr(ps, path, "required: the name of a workload");
+		return pn_cfg_perr(ps->file, path, "required: the name of a workload");
 	if (!cJSON_IsString(name))
-		return pn_cfg_perr(ps, path, "must be a string, not %s", pn_json_type_name(name));
+		return pn_cfg_perr(ps->file, path, "must be a string, not %s",
+				   pn_json_type_name(name));
 	w = pn_workload_find(name->valuestring);
 	if (!w) {
 		list_workloads(list, sizeof(list));
-		return pn_cfg_perr(ps, path, "unknown workload \"%s\" (known: %s)",
+		return pn_cfg_perr(ps->file, path, "unknown workload \"%s\" (known: %s)",
 				   pn_cfg_clean(name->valuestring, q, sizeof(q)), list);
 	}
 	e->ops = w;
@@ -209,7 +209,7 @@ int pn_cfg_parse_wl_list(struct parser *ps, const cJSON *v, const char *jpath, s
 
 	if (!cJSON_IsArray(v))
 		return pn_cfg_perr(
-			ps, jpath,
+			ps->file, jpath,
 			"must be an array of {\"workload\": ..., \"params\": {...}}, not %s",
 			pn_json_type_name(v));
 	/* An empty list is legal: a phase without workloads measures an idle
@@ -232,39 +232,40 @@ int pn_cfg_parse_phases(struct parser *ps, const cJSON *v)
 	int ret;
 
 	if (!v)
-		return pn_cfg_perr(ps, "$.phases",
+		return pn_cfg_perr(ps->file, "$.phases",
 				   "required: a list of phases, e.g. [{\"name\": \"alloc\", "
 				   "\"workloads\": [...]}]");
 	if (!cJSON_IsArray(v))
-		return pn_cfg_perr(ps, "$.phases", "must be an array, not %s",
+		return pn_cfg_perr(ps->file, "$.phases", "must be an array, not %s",
 				   pn_json_type_name(v));
 	ps->nphases = (size_t)cJSON_GetArraySize(v);
 	if (!ps->nphases)
-		return pn_cfg_perr(ps, "$.phases", "needs at least one phase");
+		return pn_cfg_perr(ps->file, "$.phases", "needs at least one phase");
 	ps->phases = pn_xcalloc(ps->nphases, sizeof(*ps->phases));
 	for (const cJSON *p = v->child; p; p = p->next, i++) {
 		struct raw_phase *ph = &ps->phases[i];
 		char path[96], sub[128];
 
 		snprintf(path, sizeof(path), "$.phases[%zu]", i);
-		ret = pn_cfg_get_object(ps, p, path);
+		ret = pn_cfg_get_object(ps->file, p, path);
 		if (!ret)
-			ret = pn_cfg_check_keys(ps, p, path, keys);
+			ret = pn_cfg_check_keys(ps->file, p, path, keys);
 		if (ret)
 			return ret;
 		snprintf(sub, sizeof(sub), "%s.name", path);
-		ret = pn_cfg_get_name(ps, pn_cfg_field(p, "name"), sub);
+		ret = pn_cfg_get_name(ps->file, pn_cfg_field(p, "name"), sub);
 		if (ret)
 			return ret;
 		ph->name = pn_cfg_field(p, "name")->valuestring;
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(ps->phases[j].name, ph->name))
 				return pn_cfg_perr(
-					ps, sub, "duplicate phase name \"%s\" (also $.phases[%zu])",
+					ps->file, sub,
+					"duplicate phase name \"%s\" (also $.phases[%zu])",
 					ph->name, j);
 		snprintf(sub, sizeof(sub), "%s.workloads", path);
 		if (!pn_cfg_field(p, "workloads"))
-			return pn_cfg_perr(ps, sub, "required: the workloads of this phase");
+			return pn_cfg_perr(ps->file, sub, "required: the workloads of this phase");
 		ret = pn_cfg_parse_wl_list(ps, pn_cfg_field(p, "workloads"), sub, &ph->wl,
 					   &ph->nwl);
 		if (ret)
@@ -287,25 +288,25 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 
 	e->interval_ms = ps->tmpl.interval_ms;
 	if (cJSON_IsObject(v)) {
-		ret = pn_cfg_check_keys(ps, v, e->jpath, keys);
+		ret = pn_cfg_check_keys(ps->file, v, e->jpath, keys);
 		if (ret)
 			return ret;
 		name = pn_cfg_field(v, "name");
 		snprintf(path, sizeof(path), "%s.name", e->jpath);
 		if (!name)
-			return pn_cfg_perr(ps, path, "required: the name of a collector");
+			return pn_cfg_perr(ps->file, path, "required: the name of a collector");
 	} else {
 		snprintf(path, sizeof(path), "%s", e->jpath);
 	}
 	if (!cJSON_IsString(name))
-		return pn_cfg_perr(ps, path,
+		return pn_cfg_perr(ps->file, path,
 				   "must be a collector name or {\"name\": ..., \"interval\": ..., "
 				   "\"params\": {...}}, not %s",
 				   pn_json_type_name(name));
 	c = pn_collector_find(name->valuestring);
 	if (!c) {
 		list_collectors(list, sizeof(list));
-		return pn_cfg_perr(ps, path, "unknown collector \"%s\" (known: %s)",
+		return pn_cfg_perr(ps->file, path, "unknown collector \"%s\" (known: %s)",
 				   pn_cfg_clean(name->valuestring, q, sizeof(q)), list);
 	}
 	e->ops = c;
@@ -314,7 +315,8 @@ static int parse_collector(struct parser *ps, const cJSON *v, struct raw_ent *e)
 		return pn_cfg_check_params(ps, e, e->jpath);
 	if (pn_cfg_field(v, "interval")) {
 		snprintf(path, sizeof(path), "%s.interval", e->jpath);
-		ret = pn_cfg_get_duration(ps, pn_cfg_field(v, "interval"), path, &e->interval_ms);
+		ret = pn_cfg_get_duration(ps->file, pn_cfg_field(v, "interval"), path,
+					  &e->interval_ms);
 		if (ret)
 			return ret;
 	}
@@ -331,7 +333,7 @@ static int parse_events(struct parser *ps, const cJSON *v)
 		return 0;
 	if (!cJSON_IsString(v) ||
 	    (strcmp(v->valuestring, "auto") != 0 && strcmp(v->valuestring, "off") != 0))
-		return pn_cfg_perr(ps, "$.collectors.events",
+		return pn_cfg_perr(ps->file, "$.collectors.events",
 				   "must be \"auto\" (the event collector runs where the kernel "
 				   "allows it) or \"off\" (counters only)");
 	ps->tmpl.events_off = !strcmp(v->valuestring, "off");
@@ -370,7 +372,7 @@ static int parse_enabled(struct parser *ps, const cJSON *en)
 	int ret;
 
 	if (!cJSON_IsArray(en))
-		return pn_cfg_perr(ps, "$.collectors.enabled",
+		return pn_cfg_perr(ps->file, "$.collectors.enabled",
 				   "must be an array of collector names, not %s",
 				   pn_json_type_name(en));
 	ps->ncoll = (size_t)cJSON_GetArraySize(en);
@@ -384,7 +386,7 @@ static int parse_enabled(struct parser *ps, const cJSON *en)
 			return ret;
 		for (size_t j = 0; j < i; j++)
 			if (ps->coll[j].ops == r->ops)
-				return pn_cfg_perr(ps, r->jpath,
+				return pn_cfg_perr(ps->file, r->jpath,
 						   "collector \"%s\" is enabled twice (also "
 						   "$.collectors.enabled[%zu])",
 						   ((const struct pn_collector *)r->ops)->name, j);
@@ -400,11 +402,11 @@ int pn_cfg_parse_collectors(struct parser *ps, const cJSON *v)
 	ps->tmpl.interval_ms = PN_COLL_INTERVAL_DEF_MS;
 	ps->tmpl.events_off = false;
 	if (v) {
-		ret = pn_cfg_get_object(ps, v, "$.collectors");
+		ret = pn_cfg_get_object(ps->file, v, "$.collectors");
 		if (!ret)
-			ret = pn_cfg_check_keys(ps, v, "$.collectors", keys);
+			ret = pn_cfg_check_keys(ps->file, v, "$.collectors", keys);
 		if (!ret && pn_cfg_field(v, "interval"))
-			ret = pn_cfg_get_duration(ps, pn_cfg_field(v, "interval"),
+			ret = pn_cfg_get_duration(ps->file, pn_cfg_field(v, "interval"),
 						  "$.collectors.interval", &ps->tmpl.interval_ms);
 		if (!ret)
 			ret = parse_events(ps, pn_cfg_field(v, "events"));

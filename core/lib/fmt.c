@@ -117,3 +117,26 @@ const char *pn_fmt_number(double v, char *buf, size_t len)
 	snprintf(buf, len, "%.4g", v);
 	return buf;
 }
+
+const char *pn_fmt_unit(double v, const char *unit, char *buf, size_t len)
+{
+	char num[PN_FMT_LEN];
+	const char *u = unit ? unit : "";
+
+	if (!strcmp(u, "bytes"))
+		return pn_fmt_bytes(v, buf, len);
+	if (!strcmp(u, "bytes/s"))
+		return pn_fmt_bandwidth(v, buf, len);
+	if (!strcmp(u, "ns"))
+		return pn_fmt_ns(v, buf, len);
+	if (!strcmp(u, "ratio"))
+		return pn_fmt_ratio(v, buf, len);
+	if (!strcmp(u, "%"))
+		return pn_fmt_pct(v, buf, len);
+	pn_fmt_number(v, num, sizeof(num));
+	if (!strcmp(u, "count") || !u[0] || !isfinite(v))
+		snprintf(buf, len, "%s", num);
+	else
+		snprintf(buf, len, "%s %s", num, u);
+	return buf;
+}

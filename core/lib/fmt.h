@@ -33,5 +33,9 @@ const char *pn_fmt_pct(double pct, char *buf, size_t len);
 /* A plain number: whole values as counts, else up to 4 significant digits
  * (no exponent below 1e15). */
 const char *pn_fmt_number(double v, char *buf, size_t len);
+/* v in the unit run.json names ("bytes", "bytes/s", "ns", "ratio", "%",
+ * "count", "pages", "pages/s", ...) by the rules above; an unknown unit
+ * follows the number ("12 pages/s"). */
+const char *pn_fmt_unit(double v, const char *unit, char *buf, size_t len);
 
 #endif /* PN_FMT_H */

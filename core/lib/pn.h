@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * pn.h - shared core of pnbench: errors and logging, the sysfs/procfs root
- * prefix, re-readable files, node sets, sizes, time and small statistics.
+ * pn.h - shared core of pnbench, one header for the small modules of
+ * core/lib: errors and logging (log.c), stop requests (signals.c), the
+ * sysfs/procfs root prefix and re-readable files (sysroot.c), node sets
+ * (nodeset.c), sizes and durations (units.c), time (clock.c), small
+ * statistics (stats.c), text escaped for messages (escape.c) and allocation
+ * that aborts on failure (alloc.c).
  *
  * Conventions: functions return 0 (or a count) on success and -errno on
  * failure.  pn_error() logs and returns its first argument, so error paths
@@ -122,6 +126,10 @@ bool pn_nodeset_equal(const struct pn_nodeset *a, const struct pn_nodeset *b);
 int pn_nodeset_parse(struct pn_nodeset *s, const char *str);
 /* Format as "0,2,5-7"; returns -ENOSPC if it does not fit. */
 int pn_nodeset_format(const struct pn_nodeset *s, char *buf, size_t len);
+/* The nodeN entries (N decimal, < PN_MAX_NODES) of directory root + rel:
+ * /sys/devices/system/node, nodeT/accessC/initiators.  0 or -errno (the
+ * directory cannot be opened); s is empty on failure. */
+int pn_nodeset_read_dir(const char *rel, struct pn_nodeset *s);
 
 /* ---- sizes and durations ---- */
 /* "4096", "64K", "2M", "1G", "1.5T", "1P": a decimal number (no sign, no
@@ -132,6 +140,12 @@ int pn_parse_size(const char *s, uint64_t *bytes);
 /* "500ms", "2s", "1m", "250us", bare number = milliseconds. */
 int pn_parse_duration_ms(const char *s, uint64_t *ms);
 void pn_format_size(uint64_t bytes, char *buf, size_t len);
+
+/* ---- text for messages ---- */
+/* s (NULL: "") into buf with every byte outside printable ASCII as \xNN;
+ * once more than max bytes are written, "..." ends it (SIZE_MAX: no limit).
+ * Always NUL-terminated; buf must hold at least 6 bytes.  Returns buf. */
+const char *pn_escape(const char *s, char *buf, size_t len, size_t max);
 
 /* ---- time ---- */
 uint64_t pn_now_ns(void);		    /* CLOCK_MONOTONIC */

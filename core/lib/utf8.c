@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,23 +78,6 @@ static void path_add(char *buf, size_t len, const char *base, const char *key, i
 		snprintf(buf + len - 4, 4, "...");
 }
 
-/* The key as a path component: bytes outside printable ASCII as \xNN. */
-static const char *key_text(const char *s, char *buf, size_t len)
-{
-	size_t o = 0;
-
-	for (; *s && o + 5 < len; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c >= 0x7f)
-			o += (size_t)snprintf(buf + o, len - o, "\\x%02x", c);
-		else
-			buf[o++] = (char)c;
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
 /* U+FFFF: what the config parser makes of "\u0000" (config.c). */
 #define NUL_MARK "\xef\xbf\xbf"
 
@@ -128,7 +112,7 @@ int pn_json_check_utf8(const cJSON *root, const char *file, const char *jpath)
 
 		if (cJSON_IsObject(root)) {
 			path_add(path, sizeof(path), jpath,
-				 key_text(c->string ? c->string : "", k, sizeof(k)), 0);
+				 pn_escape(c->string, k, sizeof(k), SIZE_MAX), 0);
 			if (c->string && (pn_utf8_check(c->string, strlen(c->string)) >= 0 ||
 					  strstr(c->string, NUL_MARK)))
 				return bad(file, path, "key ", c->string);

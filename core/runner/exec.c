@@ -70,7 +70,7 @@ static int census_range(pid_t pid, uintptr_t lo, uintptr_t hi, long ps, int64_t 
 #define CENSUS_WALK_MAX (UINT64_C(64) << 30)
 
 /* pagemap census (root: PFNs -> nodes), anonymous and file VMAs apart. */
-static int census_pagemap(pid_t pid, const struct pn_maps *m, const struct pn_pfnmap *map,
+static int census_pagemap(pid_t pid, const struct pn_maps *m, const struct pn_pfnnode *map,
 			  int64_t *pages, int64_t *anon)
 {
 	struct pn_range *r = pn_xcalloc(m->n + 1, sizeof(*r));
@@ -199,7 +199,7 @@ int pn_exec_start(struct run *r, struct pn_exec_state *x)
 	x->started = true;
 	x->method = "move_pages";
 	/* PFN -> node for the pagemap census; reloaded at exit (hot-plug) */
-	x->have_pfnmap = geteuid() == 0 && pn_pfnmap_load(&x->pfnmap) == 0;
+	x->have_pfnmap = geteuid() == 0 && pn_pfnnode_load(&x->pfnmap) == 0;
 	/* The tracee stops with SIGTRAP at a successful execve; a signal that
 	 * reaches it before is delivered. */
 	for (;;) {
@@ -272,7 +272,7 @@ bool pn_exec_poll(struct pn_exec_state *x)
 		}
 		if (WIFSTOPPED(st) && st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXIT << 8))) {
 			if (x->have_pfnmap)
-				x->have_pfnmap = pn_pfnmap_load(&x->pfnmap) == 0;
+				x->have_pfnmap = pn_pfnnode_load(&x->pfnmap) == 0;
 			pn_exec_sample(x); /* exiting, memory still mapped */
 			x->exit_sampled = true;
 			/* the kernel's numa_maps, to cross-check the census */

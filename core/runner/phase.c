@@ -75,7 +75,7 @@ static void slot_init(struct phase *p, struct slot *s, const struct pn_config_wl
 	s->w.max_mem_share = r->c0->max_mem_share;
 	snprintf(owner, sizeof(owner), "workload %s", cw->ops->name);
 	pn_res_init(&s->w.res, cw->ops->metrics, cw->ops->name);
-	if (cw->ops->supported && cw->ops->supported(&r->env, s->why, sizeof(s->why))) {
+	if (pn_workload_supported(cw->ops, &r->env, s->why, sizeof(s->why))) {
 		s->skipped = true;
 		return;
 	}
@@ -522,7 +522,7 @@ static void phase_free(struct phase *p)
 		munmap((void *)p->flags, (p->nslots + 1) * sizeof(*p->flags));
 	pn_knobs_free(&p->knobs);
 	if (p->exec.have_pfnmap)
-		pn_pfnmap_free(&p->exec.pfnmap);
+		pn_pfnnode_free(&p->exec.pfnmap);
 	free(p->exec.cgn);
 	free(p->reps);
 	free(p->slots);
@@ -571,6 +571,7 @@ int pn_run_phase(struct run *r, const struct pn_config *c, size_t pi, int iter, 
 	int ret;
 
 	phase_init(&p, r, c, pi);
+	p.iter = iter;
 	pn_info("iteration %d/%d, phase %s: %zu workload(s)%s", iter + 1, c->iterations, p.ph->name,
 		p.ph->nwl, p.exec_mode ? " + command" : "");
 	for (size_t i = 0; i < p.nslots; i++)

@@ -32,6 +32,7 @@ struct phase {
 	struct run *r;
 	const struct pn_config *c;
 	const struct pn_config_phase *ph;
+	int iter;		 /* the iteration of the point it runs in (0-based) */
 	struct pn_nodeset nodes; /* role nodes, private + dram */
 	int nnodes;
 	struct pn_node_acct *acct;

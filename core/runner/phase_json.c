@@ -3,12 +3,14 @@
  * phase_json.c - the results of one phase: how every workload ended, what
  * its cgroup held, the nodes' exact accounting, the explained and general
  * pages and who holds them, where sources disagree, and the event
- * collectors' totals.
+ * collectors' totals.  What the verdict judges it also records in C as it
+ * goes (pn_verdict_record_*: checks, the --exec status, node readings).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cjson/cJSON.h>
 
@@ -113,6 +115,71 @@ static const char *slot_status(struct run *r, struct slot *s)
 	return "ok";
 }
 
+/* Where this phase ran, for the verdict's records. */
+static struct pn_verdict_at verdict_at(const struct phase *p)
+{
+	return (struct pn_verdict_at){
+		.point = (int)(p->c - p->r->cs.points),
+		.iteration = p->iter,
+		.phase = p->ph->name,
+	};
+}
+
+/* The workload's checks, as its result holds them, into the verdict state. */
+static void record_checks(struct phase *p, const struct slot *s)
+{
+	struct pn_verdict_at at = verdict_at(p);
+	struct pn_res_check_rec c;
+
+	for (size_t i = 0; pn_res_check_at(&s->w.res, i, &c); i++)
+		pn_verdict_record_check(&p->r->vs, &at, s->w.ops->name, c.name, c.expected,
+					c.observed, c.pass);
+}
+
+/* The --exec command's exit status is a check of the phase (perf stat users
+ * see the command's failure); the same status pn_exec_json() writes. */
+static void record_exec_check(struct phase *p)
+{
+	const struct pn_exec_state *x = &p->exec;
+	struct pn_verdict_at at = verdict_at(p);
+	bool exited = x->exited && WIFEXITED(x->status);
+	char obs[64];
+
+	if (exited)
+		snprintf(obs, sizeof(obs), "exit %d", WEXITSTATUS(x->status));
+	else
+		snprintf(obs, sizeof(obs), "signal %d", x->exited ? WTERMSIG(x->status) : 0);
+	pn_verdict_record_check(&p->r->vs, &at, "--exec", "command exit status", "exit 0", obs,
+				exited && WEXITSTATUS(x->status) == 0);
+}
+
+/* The pressure kinds any workload of the phase had active (its "active"
+ * metrics, label kind), each once, in the order first seen. */
+static int active_pressure(const struct phase *p, const char **out, int max)
+{
+	struct pn_res_metric_rec m;
+	int n = 0;
+
+	for (size_t i = 0; i < p->nslots; i++) {
+		const struct slot *s = &p->slots[i];
+
+		if (s->skipped || !s->started)
+			continue;
+		for (size_t j = 0; pn_res_metric_at(&s->w.res, j, "kind", &m); j++) {
+			bool seen = false;
+
+			if (strcmp(m.name, "active") != 0 || !*m.label || !m.has_value ||
+			    m.value <= 0)
+				continue;
+			for (int k = 0; k < n; k++)
+				seen = seen || !strcmp(out[k], m.label);
+			if (!seen && n < max)
+				out[n++] = m.label;
+		}
+	}
+	return n;
+}
+
 static cJSON *slot_json(struct phase *p, struct slot *s)
 {
 	struct run *r = p->r;
@@ -135,6 +202,7 @@ static cJSON *slot_json(struct phase *p, struct slot *s)
 	cJSON_ArrayForEach (it, s->w.res.root)
 		cJSON_AddItemToObject(o, it->string, cJSON_Duplicate(it, 1));
 	cJSON_AddItemToObject(o, "placement", pn_res_placement_json(&s->w.res));
+	record_checks(p, s);
 	if (!s->w.background)
 		r->misplaced_total += (int64_t)s->w.res.misplaced_pages;
 	return o;
@@ -356,9 +424,10 @@ static bool events_whole(const struct phase *p, int node)
 	return false;
 }
 
-static cJSON *node_json(struct phase *p, int k)
+static cJSON *node_json(struct phase *p, int k, const char *const *pressure, int npressure)
 {
 	struct run *r = p->r;
+	struct pn_verdict_at at = verdict_at(p);
 	struct pn_node_acct *a = &p->acct[k];
 	cJSON *nj = pn_node_acct_json(a), *src = cJSON_AddObjectToObject(nj, "sources");
 	const char *explained = "move_pages census of foreground workloads";
@@ -377,6 +446,11 @@ static cJSON *node_json(struct phase *p, int k)
 	cJSON_AddStringToObject(src, "attribution",
 				r->cg.version ? attribution : "none (no memory cgroups)");
 	attribute(p, k, nj);
+	/* the figure the verdict judges, as "judged_moment" says below (a node
+	 * that is not private has no judged moment: its peak) */
+	pn_verdict_record_reading(&r->vs, &at, a->node,
+				  a->is_private && events_whole(p, a->node) ? &a->end : &a->general,
+				  pressure, npressure);
 	if (a->is_private) {
 		/*
 		 * With complete events the counters judge the end of the phase
@@ -483,6 +557,8 @@ static cJSON *events_json(struct phase *p)
 cJSON *pn_phase_json(struct phase *p, int ret)
 {
 	cJSON *pj = cJSON_CreateObject(), *wj, *nj;
+	const char *pressure[PN_VERDICT_PRESSURE_MAX];
+	int npressure;
 
 	cJSON_AddStringToObject(pj, "name", p->ph->name);
 	cJSON_AddNumberToObject(pj, "t0_ns", (double)p->t0);
@@ -501,12 +577,15 @@ cJSON *pn_phase_json(struct phase *p, int ret)
 					      : cJSON_CreateNull());
 		cJSON_AddItemToObject(pj, "exec", ej);
 	}
+	if (p->exec_mode)
+		record_exec_check(p);
+	npressure = active_pressure(p, pressure, PN_VERDICT_PRESSURE_MAX);
 	nj = cJSON_AddObjectToObject(pj, "nodes");
 	for (int k = 0; k < p->nnodes; k++) {
 		char key[16];
 
 		snprintf(key, sizeof(key), "%d", p->acct[k].node);
-		cJSON_AddItemToObject(nj, key, node_json(p, k));
+		cJSON_AddItemToObject(nj, key, node_json(p, k, pressure, npressure));
 	}
 	cJSON_AddItemToObject(pj, "events", p->reps ? events_json(p) : cJSON_CreateObject());
 	return pj;

@@ -5,7 +5,7 @@
  *
  * For every matrix point, iteration and phase it runs pn_run_phase()
  * (phase.c: workloads in child processes and cgroups, exact accounting).
- * The results tree (results.c) is the one run model: it is rewritten
+ * The results tree (runjson.c) is the one run model: it is rewritten
  * atomically after every phase with status "incomplete", so a run killed at
  * any point leaves valid JSON, and finally with "complete".  Time series are
  * appended to their CSVs as they are taken.  Logs and errors go to stderr
@@ -26,6 +26,7 @@
 #include "core/lib/outdir.h"
 #include "core/sys/journal.h"
 #include "core/sys/procfs.h"
+#include "progress.h"
 #include "run_int.h"
 
 /* ----------------------------------------------------------------- roles */
@@ -460,7 +461,11 @@ static int run_point(struct run *r, size_t p)
 		phases = cJSON_AddArrayToObject(ij, "phases");
 		cJSON_AddItemToArray(iters, ij);
 		for (size_t ph = 0; ph < c->nphases && !ret; ph++) {
-			int rc = pn_run_phase(r, c, ph, it, phases);
+			int rc;
+
+			pn_progress_phase_begins(c->phases[ph].name);
+			rc = pn_run_phase(r, c, ph, it, phases);
+			pn_progress_phase_done();
 
 			if (pn_should_stop()) {
 				ret = 128 + pn_stop_signal;
@@ -523,6 +528,18 @@ static int finish(struct run *r, int stopped)
 	return code;
 }
 
+/* Phases of the whole run, for the progress lines. */
+static int progress_total(const struct run *r)
+{
+	int total = 0;
+
+	for (size_t p = 0; p < r->cs.n; p++)
+		total += (int)r->cs.points[p].nphases * (r->o->iterations_override > 0
+								 ? r->o->iterations_override
+								 : r->cs.points[p].iterations);
+	return total;
+}
+
 int pn_run(const struct pn_run_opts *o)
 {
 	struct run r;
@@ -555,8 +572,13 @@ int pn_run(const struct pn_run_opts *o)
 		exit_code = PN_EXIT_ERROR;
 		goto out_colls;
 	}
+	pn_progress_start(progress_total(&r),
+			  o->progress > 0 ||
+				  (!o->progress && isatty(2) && pn_log_level >= PN_LOG_INFO),
+			  o->progress > 0);
 	for (size_t p = 0; p < r.cs.n && !stopped && !pn_should_stop(); p++)
 		stopped = run_point(&r, p);
+	pn_progress_stop();
 	close_collectors(&r, colls_json);
 	exit_code = finish(&r, stopped);
 	if (pn_results_write(&r))
@@ -569,6 +591,7 @@ out_colls:
 	close_collectors(&r, colls_json);
 	cJSON_Delete(r.root);
 out:
+	pn_verdict_state_free(&r.vs);
 	free(r.counters_why);
 	pn_cgroup_teardown(&r.cg);
 	pn_journal_end();

@@ -18,6 +18,8 @@ struct pn_run_opts {
 	bool no_events;		      /* --no-events: no event collector, counters only */
 	const char *private_override; /* --private LIST|auto */
 	int iterations_override;      /* > 0: replaces the config's iterations */
+	int progress;		      /* 1 --progress, -1 --no-progress, 0 on a terminal */
+	int summary_format;	      /* the summary on stdout: 0 text, 1 json, 2 csv */
 	int argc;
 	char **argv; /* the pnbench command line, recorded */
 };

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "account.h"
 #include "core/sys/cgroup.h"
 #include "core/api/collector.h"
 #include "core/config/config.h"
@@ -22,6 +23,51 @@
 #include "core/api/workload.h"
 
 struct cJSON;
+
+/*
+ * The verdict's state, counted in C as the phases record it (phase_json.c:
+ * each workload's checks as its result arrives, the --exec command's exit
+ * status, each node's judged reading), so that the verdict (verdict.c)
+ * never reads the results tree back by key.
+ */
+struct pn_verdict_fail { /* one failed check, where it was made */
+	int point, iteration;
+	const char *phase, *workload; /* the config's and the registry's: live for the run */
+	char *name, *expected, *observed;
+};
+#define PN_VERDICT_PRESSURE_MAX 16
+struct pn_verdict_worst { /* the phase where a node held the most general pages */
+	bool set;
+	int point, iteration;
+	const char *phase;
+	int64_t total; /* by the counters, the figure the verdict judged */
+	bool at_peak;  /* a sampled peak, else the end of the phase */
+	int64_t kinds[PN_NKINDS];
+	int npressure; /* the pressure kinds any workload of the phase had active */
+	char *pressure[PN_VERDICT_PRESSURE_MAX];
+};
+struct pn_verdict_state {
+	int checks, checks_failed;
+	struct pn_verdict_fail *fail; /* checks_failed of them */
+	struct pn_verdict_worst worst[PN_MAX_NODES];
+};
+/* Where a phase ran: the verdict's records name it. */
+struct pn_verdict_at {
+	int point, iteration;
+	const char *phase;
+};
+/* verdict.c keeps the state: phase_json.c records into it, the verdict
+ * reads it, run.c frees it */
+void pn_verdict_record_check(struct pn_verdict_state *vs, const struct pn_verdict_at *at,
+			     const char *workload, const char *name, const char *expected,
+			     const char *observed, bool pass);
+/* Node `node`'s judged reading of a phase: kept when it is the worst yet
+ * (strictly more general pages than any before it, the first one on a tie),
+ * with the phase's active pressure kinds (copied) */
+void pn_verdict_record_reading(struct pn_verdict_state *vs, const struct pn_verdict_at *at,
+			       int node, const struct pn_general *g, const char *const *pressure,
+			       int npressure);
+void pn_verdict_state_free(struct pn_verdict_state *vs);
 
 struct run {
 	const struct pn_run_opts *o;
@@ -45,6 +91,7 @@ struct run {
 	int64_t worst_general[PN_MAX_NODES]; /* counters; -1 = not judged */
 	int64_t worst_events[PN_MAX_NODES];  /* event collectors; -1 = none */
 	bool inconclusive[PN_MAX_NODES];
+	struct pn_verdict_state vs; /* checks and worst readings, as recorded */
 	int64_t misplaced_total;
 	int ran_workloads; /* workloads that ran */
 	int failed_workloads;
@@ -108,7 +155,7 @@ struct pn_exec_state {
 	int samples;
 	const char *method; /* "pagemap" or "move_pages" */
 	bool have_pfnmap;
-	struct pn_pfnmap pfnmap;
+	struct pn_pfnnode pfnmap;
 	uint64_t skipped_bytes; /* move_pages: VMAs too large to walk */
 	bool have_numa_maps;	/* numa_maps read at exit, to cross-check */
 	struct pn_numa_maps numa_maps;
@@ -146,13 +193,16 @@ void pn_exec_escalate(struct pn_exec_state *x, uint64_t now_ns);
 void pn_exec_end_survivors(struct pn_exec_state *x);
 struct cJSON *pn_exec_survivors_json(const struct pn_exec_state *x);
 
-/* results.c */
+/* runjson.c: the results tree, run.json */
 struct cJSON *pn_results_new_root(struct run *r, const struct pn_config *c);
 int pn_results_write(struct run *r);
 void pn_results_status(struct run *r, const char *state, const char *reason);
 struct cJSON *pn_results_summarize_point(struct cJSON *iters);
 /* o.key when it is a string, else "" (the results tree's readers) */
 const char *pn_json_str(const struct cJSON *o, const char *key);
+
+/* verdict.c: the verdict into the results tree, from r and r->vs; returns
+ * the exit code */
 int pn_results_judge(struct run *r);
 
 /* verdict.c: the one exit code from how a run ended and what it judged */

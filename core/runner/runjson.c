@@ -1,12 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * results.c - the results tree of a run: its top level, the per-point
- * summaries, the verdict, and the text summary printed from the same tree.
- *
- * The verdict composes its sources: per private node the counters (exact
- * accounting) and the event collectors (exact counts, or "inconclusive" when
- * they lost events), every check the workloads and the runner made, and the
- * explicit pages found off their nodes.
+ * runjson.c - the results tree of a run (run.json): its top level, the
+ * status, the atomic rewrite after every phase (with the verdict so far,
+ * verdict.c), and the per-point summaries of the workloads' metrics.  The
+ * phases' own entries are phase_json.c's; the text summary printed from the
+ * same tree is verdict_print.c's.
  */
 #include <errno.h>
 #include <math.h>

@@ -24,9 +24,14 @@
  *   pass            something was judged and nothing failed      (exit 0)
  * in this order: a leak found wins over a failed run and over "nothing
  * ran"; while the run goes on, run.json says "incomplete".
+ *
+ * It reads C state only, never the results tree: struct run's figures and
+ * struct pn_verdict_state (run_int.h), which phase_json.c fills through
+ * pn_verdict_record_*() as each phase records its checks and readings.
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -34,82 +39,100 @@
 #include "account.h"
 #include "run_int.h"
 
-static void add_failure(cJSON *failures, const cJSON *pt, const cJSON *it, const cJSON *ph,
-			const char *workload, const char *name, const char *expected,
-			const char *observed)
-{
-	cJSON *f = cJSON_CreateObject();
+/* ---- the state, as the phases record it (phase_json.c) ---- */
 
-	cJSON_AddNumberToObject(f, "point", cJSON_GetObjectItem(pt, "index")->valuedouble);
-	cJSON_AddNumberToObject(f, "iteration", cJSON_GetObjectItem(it, "index")->valuedouble);
-	cJSON_AddStringToObject(f, "phase", pn_json_str(ph, "name"));
-	cJSON_AddStringToObject(f, "workload", workload);
-	cJSON_AddStringToObject(f, "name", name);
-	cJSON_AddStringToObject(f, "expected", expected);
-	cJSON_AddStringToObject(f, "observed", observed);
-	cJSON_AddItemToArray(failures, f);
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(pn_xmalloc(n), s, n);
 }
 
-static const char *exec_observed(const cJSON *ex)
+void pn_verdict_record_check(struct pn_verdict_state *vs, const struct pn_verdict_at *at,
+			     const char *workload, const char *name, const char *expected,
+			     const char *observed, bool pass)
 {
-	static __thread char buf[64];
-	const cJSON *code = cJSON_GetObjectItem(ex, "exit_code");
-	const cJSON *sig = cJSON_GetObjectItem(ex, "signal");
+	struct pn_verdict_fail *f;
 
-	if (cJSON_IsNumber(code))
-		snprintf(buf, sizeof(buf), "exit %d", code->valueint);
-	else
-		snprintf(buf, sizeof(buf), "signal %d", cJSON_IsNumber(sig) ? sig->valueint : 0);
-	return buf;
+	vs->checks++;
+	if (pass)
+		return;
+	vs->fail = pn_xrealloc(vs->fail, (size_t)(vs->checks_failed + 1) * sizeof(*vs->fail));
+	f = &vs->fail[vs->checks_failed++];
+	*f = (struct pn_verdict_fail){
+		.point = at->point,
+		.iteration = at->iteration,
+		.phase = at->phase,
+		.workload = workload,
+		.name = xstrdup(name),
+		.expected = xstrdup(expected),
+		.observed = xstrdup(observed),
+	};
 }
 
-/* Walk every workload's checks; failures are listed with where they came from. */
-struct tally {
-	int total, failed;
-	cJSON *failures;
-};
-
-/* The checks of one phase: its workloads' and, with --exec, the command's
- * exit status (perf stat users see the command's failure). */
-static void phase_checks(struct tally *t, const cJSON *pt, const cJSON *it, const cJSON *ph)
+void pn_verdict_record_reading(struct pn_verdict_state *vs, const struct pn_verdict_at *at,
+			       int node, const struct pn_general *g, const char *const *pressure,
+			       int npressure)
 {
-	const cJSON *wl, *ck, *ex = cJSON_GetObjectItem(ph, "exec");
+	struct pn_verdict_worst *w;
 
-	cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads")) {
-		cJSON_ArrayForEach (ck, cJSON_GetObjectItem(wl, "checks")) {
-			t->total++;
-			if (cJSON_IsTrue(cJSON_GetObjectItem(ck, "pass")))
-				continue;
-			t->failed++;
-			add_failure(t->failures, pt, it, ph, pn_json_str(wl, "workload"),
-				    pn_json_str(ck, "name"), pn_json_str(ck, "expected"),
-				    pn_json_str(ck, "observed"));
-		}
+	if (node < 0 || node >= PN_MAX_NODES || g->total <= vs->worst[node].total)
+		return;
+	w = &vs->worst[node];
+	for (int i = 0; i < w->npressure; i++)
+		free(w->pressure[i]);
+	*w = (struct pn_verdict_worst){
+		.set = true,
+		.point = at->point,
+		.iteration = at->iteration,
+		.phase = at->phase,
+		.total = g->total,
+		.at_peak = g->at_peak,
+	};
+	memcpy(w->kinds, g->by_kind, sizeof(w->kinds));
+	for (int i = 0; i < npressure && i < PN_VERDICT_PRESSURE_MAX; i++)
+		w->pressure[w->npressure++] = xstrdup(pressure[i]);
+}
+
+void pn_verdict_state_free(struct pn_verdict_state *vs)
+{
+	for (int i = 0; i < vs->checks_failed; i++) {
+		free(vs->fail[i].name);
+		free(vs->fail[i].expected);
+		free(vs->fail[i].observed);
 	}
-	if (!ex)
-		return;
-	t->total++;
-	if (cJSON_IsNumber(cJSON_GetObjectItem(ex, "exit_code")) &&
-	    cJSON_GetObjectItem(ex, "exit_code")->valueint == 0)
-		return;
-	t->failed++;
-	add_failure(t->failures, pt, it, ph, "--exec", "command exit status", "exit 0",
-		    exec_observed(ex));
+	free(vs->fail);
+	for (int n = 0; n < PN_MAX_NODES; n++)
+		for (int i = 0; i < vs->worst[n].npressure; i++)
+			free(vs->worst[n].pressure[i]);
+	memset(vs, 0, sizeof(*vs));
 }
 
-static void collect_checks(const struct run *r, cJSON *out)
-{
-	struct tally t = { 0, 0, cJSON_CreateArray() };
-	const cJSON *pt, *it, *ph;
+/* ---- the verdict ---- */
 
-	cJSON_ArrayForEach (pt, r->points_json)
-		cJSON_ArrayForEach (it, cJSON_GetObjectItem(pt, "iterations"))
-			cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases"))
-				phase_checks(&t, pt, it, ph);
-	cJSON_AddNumberToObject(out, "total", t.total);
-	cJSON_AddNumberToObject(out, "passed", t.total - t.failed);
-	cJSON_AddNumberToObject(out, "failed", t.failed);
-	cJSON_AddItemToObject(out, "failures", t.failures);
+/* Every check the workloads and the --exec command made; the failed ones
+ * listed with where they came from. */
+static void collect_checks(const struct pn_verdict_state *vs, cJSON *out)
+{
+	cJSON *failures;
+
+	cJSON_AddNumberToObject(out, "total", vs->checks);
+	cJSON_AddNumberToObject(out, "passed", vs->checks - vs->checks_failed);
+	cJSON_AddNumberToObject(out, "failed", vs->checks_failed);
+	failures = cJSON_AddArrayToObject(out, "failures");
+	for (int i = 0; i < vs->checks_failed; i++) {
+		const struct pn_verdict_fail *f = &vs->fail[i];
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "point", f->point);
+		cJSON_AddNumberToObject(o, "iteration", f->iteration);
+		cJSON_AddStringToObject(o, "phase", f->phase);
+		cJSON_AddStringToObject(o, "workload", f->workload);
+		cJSON_AddStringToObject(o, "name", f->name);
+		cJSON_AddStringToObject(o, "expected", f->expected);
+		cJSON_AddStringToObject(o, "observed", f->observed);
+		cJSON_AddItemToArray(failures, o);
+	}
 }
 
 __attribute__((format(printf, 2, 3))) static void reason(cJSON *reasons, const char *fmt, ...)
@@ -123,65 +146,6 @@ __attribute__((format(printf, 2, 3))) static void reason(cJSON *reasons, const c
 	cJSON_AddItemToArray(reasons, cJSON_CreateString(buf));
 }
 
-/* The phase where node n held the most general pages by the counters. */
-struct worst {
-	const cJSON *pt, *it, *ph, *gp; /* gp: that phase's nodes.<n>.general_pages */
-	double total;
-};
-
-static void find_worst(const struct run *r, int n, struct worst *w)
-{
-	const cJSON *pt, *it, *ph, *gp;
-	char key[16];
-
-	memset(w, 0, sizeof(*w));
-	snprintf(key, sizeof(key), "%d", n);
-	cJSON_ArrayForEach (pt, r->points_json)
-		cJSON_ArrayForEach (it, cJSON_GetObjectItem(pt, "iterations"))
-			cJSON_ArrayForEach (ph, cJSON_GetObjectItem(it, "phases")) {
-				const cJSON *nj =
-					cJSON_GetObjectItem(cJSON_GetObjectItem(ph, "nodes"), key);
-				const cJSON *jm = cJSON_GetObjectItem(nj, "judged_moment");
-
-				/* the figure the verdict took (phase_json.c) */
-				gp = cJSON_GetObjectItem(
-					nj, cJSON_IsString(jm) && !strcmp(jm->valuestring, "end")
-						    ? "general_end"
-						    : "general_pages");
-				if (!cJSON_IsNumber(cJSON_GetObjectItem(gp, "total")) ||
-				    cJSON_GetObjectItem(gp, "total")->valuedouble <= w->total)
-					continue;
-				*w = (struct worst){
-					pt, it, ph, gp,
-					cJSON_GetObjectItem(gp, "total")->valuedouble
-				};
-			}
-}
-
-/* The pressure kinds any workload of the phase had active ("active" metrics). */
-static cJSON *active_pressure(const cJSON *ph)
-{
-	cJSON *out = cJSON_CreateArray();
-	const cJSON *wl, *m;
-
-	cJSON_ArrayForEach (wl, cJSON_GetObjectItem(ph, "workloads"))
-		cJSON_ArrayForEach (m, cJSON_GetObjectItem(wl, "metrics")) {
-			const char *kind = pn_json_str(cJSON_GetObjectItem(m, "labels"), "kind");
-			const cJSON *x;
-			bool seen = false;
-
-			if (strcmp(pn_json_str(m, "name"), "active") != 0 || !*kind ||
-			    !cJSON_IsNumber(cJSON_GetObjectItem(m, "value")) ||
-			    cJSON_GetObjectItem(m, "value")->valuedouble <= 0)
-				continue;
-			cJSON_ArrayForEach (x, out)
-				seen = seen || !strcmp(x->valuestring, kind);
-			if (!seen)
-				cJSON_AddItemToArray(out, cJSON_CreateString(kind));
-		}
-	return out;
-}
-
 /*
  * Where node n's worst general pages were: node object "worst" (point,
  * iteration, phase, pages by kind, the cgroup attribution, the pressure
@@ -189,42 +153,39 @@ static cJSON *active_pressure(const cJSON *ph)
  */
 static void describe_worst(const struct run *r, int n, cJSON *o, char *txt, size_t len)
 {
-	cJSON *wj, *kj, *act, *x;
-	struct worst w;
+	const struct pn_verdict_worst *w = &r->vs.worst[n];
+	cJSON *wj, *kj, *act;
 	size_t off;
 
 	txt[0] = '\0';
-	find_worst(r, n, &w);
-	if (!w.ph)
+	if (!w->set)
 		return;
 	wj = cJSON_AddObjectToObject(o, "worst");
-	cJSON_AddNumberToObject(wj, "point", cJSON_GetObjectItem(w.pt, "index")->valuedouble);
-	cJSON_AddNumberToObject(wj, "iteration", cJSON_GetObjectItem(w.it, "index")->valuedouble);
-	cJSON_AddStringToObject(wj, "phase", pn_json_str(w.ph, "name"));
-	cJSON_AddNumberToObject(wj, "general_pages", w.total);
-	cJSON_AddStringToObject(wj, "moment", pn_json_str(w.gp, "moment"));
+	cJSON_AddNumberToObject(wj, "point", w->point);
+	cJSON_AddNumberToObject(wj, "iteration", w->iteration);
+	cJSON_AddStringToObject(wj, "phase", w->phase);
+	cJSON_AddNumberToObject(wj, "general_pages", (double)w->total);
+	cJSON_AddStringToObject(wj, "moment", w->at_peak ? "peak" : "end");
 	kj = cJSON_AddObjectToObject(wj, "kinds");
-	off = (size_t)snprintf(txt, len, "; worst in phase \"%s\" (point %d, iteration %d):",
-			       pn_json_str(w.ph, "name"),
-			       cJSON_GetObjectItem(w.pt, "index")->valueint,
-			       cJSON_GetObjectItem(w.it, "index")->valueint);
+	off = (size_t)snprintf(txt, len,
+			       "; worst in phase \"%s\" (point %d, iteration %d):", w->phase,
+			       w->point, w->iteration);
 	for (size_t k = 0; k < PN_NKINDS; k++) {
-		const cJSON *v = cJSON_GetObjectItem(w.gp, pn_kind_names[k]);
-
-		if (!cJSON_IsNumber(v) || v->valuedouble <= 0)
+		if (w->kinds[k] <= 0)
 			continue;
-		cJSON_AddNumberToObject(kj, pn_kind_names[k], v->valuedouble);
+		cJSON_AddNumberToObject(kj, pn_kind_names[k], (double)w->kinds[k]);
 		if (off < len)
-			off += (size_t)snprintf(txt + off, len - off, " %s %.0f", pn_kind_names[k],
-						v->valuedouble);
+			off += (size_t)snprintf(txt + off, len - off, " %s %lld", pn_kind_names[k],
+						(long long)w->kinds[k]);
 	}
-	act = active_pressure(w.ph);
-	cJSON_AddItemToObject(wj, "pressure_active", act);
-	if (cJSON_GetArraySize(act) && off < len)
+	act = cJSON_AddArrayToObject(wj, "pressure_active");
+	if (w->npressure && off < len)
 		off += (size_t)snprintf(txt + off, len - off, "; pressure active:");
-	cJSON_ArrayForEach (x, act)
+	for (int i = 0; i < w->npressure; i++) {
+		cJSON_AddItemToArray(act, cJSON_CreateString(w->pressure[i]));
 		if (off < len)
-			off += (size_t)snprintf(txt + off, len - off, " %s", x->valuestring);
+			off += (size_t)snprintf(txt + off, len - off, " %s", w->pressure[i]);
+	}
 }
 
 /*
@@ -400,13 +361,13 @@ int pn_results_judge(struct run *r)
 	if (judge_sources(r, v, reasons))
 		o.inconclusive = true;
 	checks = cJSON_AddObjectToObject(v, "checks");
-	collect_checks(r, checks);
-	if (cJSON_GetObjectItem(checks, "total")->valueint > 0)
+	collect_checks(&r->vs, checks);
+	if (r->vs.checks > 0)
 		o.judged = true;
-	if (cJSON_GetObjectItem(checks, "failed")->valueint > 0) {
+	if (r->vs.checks_failed > 0) {
 		o.checks_failed = true;
 		reason(reasons, "%d check(s) failed (verdict.checks.failures)",
-		       cJSON_GetObjectItem(checks, "failed")->valueint);
+		       r->vs.checks_failed);
 	}
 	cJSON_AddNumberToObject(v, "misplaced_pages", (double)r->misplaced_total);
 	if (c->max_misplaced_pages >= 0 && r->misplaced_total > c->max_misplaced_pages) {

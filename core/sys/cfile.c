@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * counterfile.c - positional fast path over counter files for the collectors.
- * See counterfile.h.
+ * cfile.c - positional fast path over counter files for the collectors.
+ * See cfile.h.
  */
 #include <errno.h>
 #include <stdlib.h>

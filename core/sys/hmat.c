@@ -7,8 +7,6 @@
  * the sysroot by topology.c) carries the memattrs, so the same view is
  * reloaded from that buffer, which also works for an XML of another machine.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,29 +27,10 @@ static const hwloc_memattr_id_t attr_ids[PN_HW_NATTRS] = {
 /* nodeT/accessC/initiators/nodeI entries.  -ENOENT if the class is absent. */
 static int read_initiators(int target, int cls, struct pn_nodeset *out)
 {
-	char rel[128], path[4096];
-	struct dirent *de;
-	DIR *d;
+	char rel[128];
 
-	pn_nodeset_zero(out);
 	snprintf(rel, sizeof(rel), NODE_DIR "/node%d/access%d/initiators", target, cls);
-	if (pn_path(path, sizeof(path), rel))
-		return -ENAMETOOLONG;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		char *end;
-		long id;
-
-		if (strncmp(de->d_name, "node", 4) != 0 || !isdigit((unsigned char)de->d_name[4]))
-			continue;
-		id = strtol(de->d_name + 4, &end, 10);
-		if (!*end && id >= 0 && id < PN_MAX_NODES)
-			pn_nodeset_set(out, (int)id);
-	}
-	closedir(d);
-	return 0;
+	return pn_nodeset_read_dir(rel, out);
 }
 
 static int *ids_of(const struct pn_nodeset *s, int *n)

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * pagemap.c - PFN -> node from the sysfs memory blocks, and a census of a
- * process's pages from /proc/PID/pagemap.  See pagemap.h for the contracts.
+ * pagemap.c - a census of a process's pages from /proc/PID/pagemap, each
+ * present page's PFN mapped to its node by pfnnode.c.  See pagemap.h for the
+ * contracts.
  *
  * pagemap entry (Documentation/admin-guide/mm/pagemap.rst): bit 63 present,
  * bit 62 swapped, bits 0-54 the PFN when present (0 without CAP_SYS_ADMIN).
- * A memory block N covers physical addresses [N, N + 1) x block_size_bytes;
- * sysfs links it from the node that holds it as nodeK/memoryN.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,9 +17,6 @@
 
 #include "pagemap.h"
 #include "procfs.h"
-
-#define MEM_DIR	 "/sys/devices/system/memory"
-#define NODE_DIR "/sys/devices/system/node"
 
 #define PM_PRESENT  (1ULL << 63)
 #define PM_SWAPPED  (1ULL << 62)
@@ -48,176 +43,9 @@ struct pm_scan_arg {
 #endif
 #define SCAN_REGIONS 256
 
-struct blk {
-	uint64_t block;
-	int node;
-};
-
-struct blist {
-	size_t n, cap;
-	struct blk *v;
-};
-
-static int blk_cmp(const void *a, const void *b)
-{
-	const struct blk *x = a, *y = b;
-
-	return x->block < y->block ? -1 : x->block > y->block;
-}
-
-/* "<prefix><decimal>" exactly; -1 otherwise. */
-static int64_t name_num(const char *name, const char *prefix)
-{
-	size_t pl = strlen(prefix);
-	char *end;
-	unsigned long long v;
-
-	if (strncmp(name, prefix, pl) != 0 || name[pl] < '0' || name[pl] > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(name + pl, &end, 10);
-	if (errno || *end || v > INT64_MAX)
-		return -1;
-	return (int64_t)v;
-}
-
-/* The memoryN links of nodeK. */
-static int scan_node(int node, struct blist *l)
-{
-	char rel[64], path[4096];
-	struct dirent *de;
-	DIR *d;
-	int ret;
-
-	snprintf(rel, sizeof(rel), NODE_DIR "/node%d", node);
-	ret = pn_path(path, sizeof(path), rel);
-	if (ret)
-		return ret;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		int64_t b = name_num(de->d_name, "memory");
-
-		if (b < 0)
-			continue;
-		if (l->n == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 256;
-			l->v = pn_xrealloc(l->v, l->cap * sizeof(*l->v));
-		}
-		l->v[l->n++] = (struct blk){ .block = (uint64_t)b, .node = node };
-	}
-	closedir(d);
-	return 0;
-}
-
-static int scan_nodes(struct blist *l)
-{
-	char path[4096];
-	struct dirent *de;
-	DIR *d;
-	int ret = pn_path(path, sizeof(path), NODE_DIR);
-
-	if (ret)
-		return ret;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d)) && !ret) {
-		int64_t n = name_num(de->d_name, "node");
-
-		if (n >= 0 && n < PN_MAX_NODES)
-			ret = scan_node((int)n, l);
-	}
-	closedir(d);
-	return ret;
-}
-
-/* Sorted blocks -> runs of consecutive blocks on one node. */
-static int build_runs(struct pn_pfnmap *m, struct blist *l)
-{
-	if (l->n)
-		qsort(l->v, l->n, sizeof(*l->v), blk_cmp);
-	for (size_t i = 0; i < l->n; i++) {
-		struct pn_pfnmap_run *r = m->nruns ? &m->runs[m->nruns - 1] : NULL;
-
-		if (i && l->v[i].block == l->v[i - 1].block)
-			return pn_error(-EINVAL,
-					"%s" MEM_DIR "/memory%llu: linked from node%d and node%d",
-					pn_sysroot(), (unsigned long long)l->v[i].block,
-					l->v[i - 1].node, l->v[i].node);
-		if (r && r->node == l->v[i].node && r->first_block + r->nblocks == l->v[i].block) {
-			r->nblocks++;
-			continue;
-		}
-		m->runs = pn_xrealloc(m->runs, (m->nruns + 1) * sizeof(*m->runs));
-		m->runs[m->nruns++] = (struct pn_pfnmap_run){
-			.first_block = l->v[i].block,
-			.nblocks = 1,
-			.node = l->v[i].node,
-		};
-	}
-	m->nblocks = l->n;
-	return 0;
-}
-
-void pn_pfnmap_free(struct pn_pfnmap *m)
-{
-	free(m->runs);
-	memset(m, 0, sizeof(*m));
-}
-
-int pn_pfnmap_load(struct pn_pfnmap *m)
-{
-	struct blist l = { 0 };
-	long page = sysconf(_SC_PAGESIZE);
-	uint64_t bs;
-	int ret;
-
-	pn_pfnmap_free(m);
-	ret = pn_read_u64(MEM_DIR "/block_size_bytes", &bs, true);
-	if (ret)
-		return ret;
-	if (page <= 0 || bs < (uint64_t)page || (bs & (bs - 1)))
-		return pn_error(-EINVAL,
-				"%s" MEM_DIR "/block_size_bytes: %#llx is not a block size",
-				pn_sysroot(), (unsigned long long)bs);
-	ret = scan_nodes(&l);
-	if (!ret) {
-		m->block_bytes = bs;
-		m->page_bytes = (uint64_t)page;
-		ret = build_runs(m, &l);
-	}
-	free(l.v);
-	if (ret)
-		pn_pfnmap_free(m);
-	return ret;
-}
-
-int pn_pfnmap_node(const struct pn_pfnmap *m, uint64_t pfn)
-{
-	size_t lo = 0, hi = m->nruns;
-	uint64_t block;
-
-	if (!m->nruns)
-		return -1;
-	block = pfn / (m->block_bytes / m->page_bytes);
-	while (lo < hi) { /* the last run starting at or before block */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (m->runs[mid].first_block <= block)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo || block - m->runs[lo - 1].first_block >= m->runs[lo - 1].nblocks)
-		return -1;
-	return m->runs[lo - 1].node;
-}
-
 /* ---- census ---- */
 
-static int count_entries(const uint64_t *e, size_t n, const struct pn_pfnmap *m,
+static int count_entries(const uint64_t *e, size_t n, const struct pn_pfnnode *m,
 			 struct pn_census *out)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -229,7 +57,7 @@ static int count_entries(const uint64_t *e, size_t n, const struct pn_pfnmap *m,
 			if (!pfn)
 				return -EPERM; /* PFNs hidden: no CAP_SYS_ADMIN */
 			out->present++;
-			node = pn_pfnmap_node(m, pfn);
+			node = pn_pfnnode_lookup(m, pfn);
 			if (node < 0)
 				out->unknown_pfn++;
 			else
@@ -245,7 +73,7 @@ static int count_entries(const uint64_t *e, size_t n, const struct pn_pfnmap *m,
 
 /* Count the entries of pages [vpn, end); what pagemap does not return
  * (beyond TASK_SIZE) is unread. */
-static int read_entries(int fd, uint64_t vpn, uint64_t end, const struct pn_pfnmap *m,
+static int read_entries(int fd, uint64_t vpn, uint64_t end, const struct pn_pfnnode *m,
 			uint64_t *buf, struct pn_census *out)
 {
 	while (vpn < end) {
@@ -277,7 +105,7 @@ static int read_entries(int fd, uint64_t vpn, uint64_t end, const struct pn_pfnm
  * the kernel lacks it (the caller reads everything), -EFAULT/-EINVAL for a
  * range it refuses (above TASK_SIZE: the caller reads that range).
  */
-static int scan_range(int fd, uint64_t vpn, uint64_t end, const struct pn_pfnmap *m, uint64_t *buf,
+static int scan_range(int fd, uint64_t vpn, uint64_t end, const struct pn_pfnnode *m, uint64_t *buf,
 		      struct pn_census *out)
 {
 	struct page_region vec[SCAN_REGIONS];
@@ -319,7 +147,7 @@ static int scan_range(int fd, uint64_t vpn, uint64_t end, const struct pn_pfnmap
 	return 0;
 }
 
-static int census_range(int fd, const struct pn_range *r, const struct pn_pfnmap *m, uint64_t *buf,
+static int census_range(int fd, const struct pn_range *r, const struct pn_pfnnode *m, uint64_t *buf,
 			bool *scan, struct pn_census *out)
 {
 	uint64_t pg = out->page_bytes, vpn = r->start / pg;
@@ -340,7 +168,7 @@ static int census_range(int fd, const struct pn_range *r, const struct pn_pfnmap
 }
 
 int pn_pagemap_census_ranges(pid_t pid, const struct pn_range *r, size_t n,
-			     const struct pn_pfnmap *m, struct pn_census *out)
+			     const struct pn_pfnnode *m, struct pn_census *out)
 {
 	char rel[64];
 	uint64_t *buf;
@@ -363,7 +191,7 @@ int pn_pagemap_census_ranges(pid_t pid, const struct pn_range *r, size_t n,
 	return ret;
 }
 
-int pn_pagemap_census(pid_t pid, const struct pn_pfnmap *m, struct pn_census *out)
+int pn_pagemap_census(pid_t pid, const struct pn_pfnnode *m, struct pn_census *out)
 {
 	struct pn_maps maps;
 	struct pn_range *r;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * pagemap.h - where a process's pages are, page by page, from
- * /proc/PID/pagemap and the memory-block layout in sysfs.
+ * /proc/PID/pagemap, each PFN mapped to its node by the memory-block layout
+ * (pfnnode.h).
  *
  * Used where numa_maps and memory.numa_stat are blind (private nodes on
  * kernels that leave them out) and where move_pages(2) is not wanted: the
- * runner's --exec placement, the perf collector (pfn -> node of traced
- * pages), workloads that census themselves.
+ * runner's --exec placement.
  *
  * Reading PFNs needs CAP_SYS_ADMIN (since Linux 4.2 they read as 0
  * otherwise): the census then returns -EPERM and callers fall back to
@@ -21,39 +21,7 @@
 #include <sys/types.h>
 
 #include "core/lib/pn.h"
-
-/*
- * PFN -> node: runs of consecutive memory blocks on one node, sorted, from
- * /sys/devices/system/memory/block_size_bytes and the
- * /sys/devices/system/node/nodeK/memoryN links.
- */
-struct pn_pfnmap_run {
-	uint64_t first_block, nblocks;
-	int node;
-};
-struct pn_pfnmap {
-	uint64_t block_bytes; /* memory block size (block_size_bytes) */
-	uint64_t page_bytes;  /* base page size: pfn = physical address / page_bytes */
-	uint64_t nblocks;     /* blocks with a node */
-	size_t nruns;
-	struct pn_pfnmap_run *runs; /* owned; sorted by first_block */
-};
-
-/*
- * (Re)load the table through the sysroot; call again after memory hot-plug
- * (a new memoryN, a removed one).  m must be zeroed before the first call;
- * a reload frees the old table, also on failure (m is then empty).
- * Returns 0; -ENOENT when the tree has no memory blocks (no
- * block_size_bytes: a kernel without CONFIG_MEMORY_HOTPLUG sysfs, or a
- * sysroot without them); -EINVAL (logged) for a bad block size or a block
- * claimed by two nodes; other -errno from reading the tree.
- */
-int pn_pfnmap_load(struct pn_pfnmap *m);
-void pn_pfnmap_free(struct pn_pfnmap *m);
-/* The node holding pfn, or -1 when no known block holds it (a hole, a
- * block that was removed, device memory outside the block layout): count
- * such pages as unknown, never drop them.  O(log runs). */
-int pn_pfnmap_node(const struct pn_pfnmap *m, uint64_t pfn);
+#include "pfnnode.h"
 
 /* A virtual address range [start, end), bytes (page aligned or rounded out). */
 struct pn_range {
@@ -91,10 +59,10 @@ struct pn_census {
  * maps; other -errno from open/pread.  *out is zeroed first and left zeroed
  * on failure.
  */
-int pn_pagemap_census(pid_t pid, const struct pn_pfnmap *m, struct pn_census *out);
+int pn_pagemap_census(pid_t pid, const struct pn_pfnnode *m, struct pn_census *out);
 /* The same over the given ranges only (pid 0: the calling process, e.g. a
  * workload counting its own mappings without move_pages). */
 int pn_pagemap_census_ranges(pid_t pid, const struct pn_range *r, size_t n,
-			     const struct pn_pfnmap *m, struct pn_census *out);
+			     const struct pn_pfnnode *m, struct pn_census *out);
 
 #endif /* PN_PAGEMAP_H */

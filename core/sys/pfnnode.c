@@ -3,7 +3,9 @@
  * pfnnode.c - pfn -> node from the sysfs memory-block layout.  See pfnnode.h.
  *
  * The layout is read from the nodeN/memoryM links (one readdir per node),
- * so a reload costs a handful of syscalls and can run every second.
+ * so a reload costs a handful of syscalls and can run every second.  The
+ * one map of the tree: the perf collector's page accounting and the
+ * pagemap census (pagemap.c) both look pfns up here.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,9 @@
 
 #include "pfnnode.h"
 #include "core/lib/pn.h"
+
+#define MEM_DIR	 "/sys/devices/system/memory"
+#define NODE_DIR "/sys/devices/system/node"
 
 struct blk {
 	uint64_t id;
@@ -74,31 +79,22 @@ static int add_node_blocks(const char *rel, int node, struct blk **b, size_t *n,
 
 static int read_blocks(struct blk **out, size_t *nout)
 {
-	char path[4096], rel[64];
+	char rel[64];
+	struct pn_nodeset nodes;
 	struct blk *b = NULL;
 	size_t n = 0, cap = 0;
-	struct dirent *de;
-	DIR *d;
-	int ret = pn_path(path, sizeof(path), "/sys/devices/system/node");
+	int node, ret = pn_nodeset_read_dir(NODE_DIR, &nodes);
 
 	if (ret)
 		return ret;
-	d = opendir(path);
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		long long node = name_num(de->d_name, "node");
-
-		if (node < 0 || node >= PN_MAX_NODES)
-			continue;
-		snprintf(rel, sizeof(rel), "/sys/devices/system/node/node%lld", node);
-		ret = add_node_blocks(rel, (int)node, &b, &n, &cap);
+	pn_nodeset_for_each (node, &nodes) {
+		snprintf(rel, sizeof(rel), NODE_DIR "/node%d", node);
+		ret = add_node_blocks(rel, node, &b, &n, &cap);
 		if (ret == -ENOENT) /* the node went away while we listed */
 			ret = 0;
 		if (ret)
 			break;
 	}
-	closedir(d);
 	if (ret) {
 		free(b);
 		return ret;
@@ -120,8 +116,10 @@ static int build_ranges(const struct blk *b, size_t n, uint64_t bp, struct pn_pf
 	for (size_t i = 0; i < n; i++) {
 		if (i && b[i].id == b[i - 1].id) {
 			free(r);
-			return pn_error(-EINVAL, "pfnnode: memory block %llu is on nodes %d and %d",
-					(unsigned long long)b[i].id, b[i - 1].node, b[i].node);
+			return pn_error(-EINVAL,
+					"%s" MEM_DIR "/memory%llu: linked from node%d and node%d",
+					pn_sysroot(), (unsigned long long)b[i].id, b[i - 1].node,
+					b[i].node);
 		}
 		if (b[i].id > UINT64_MAX / bp - 1) {
 			free(r);
@@ -148,15 +146,16 @@ static int load_into(struct pn_pfnnode *m)
 	uint64_t bs, page = m->page_bytes ? m->page_bytes : (uint64_t)sysconf(_SC_PAGESIZE);
 	struct blk *b = NULL;
 	size_t n = 0;
-	int ret = pn_read_u64("/sys/devices/system/memory/block_size_bytes", &bs, true);
+	int ret = pn_read_u64(MEM_DIR "/block_size_bytes", &bs, true);
 
 	if (ret)
 		return ret;
-	if (!page || bs < page || bs % page)
+	/* the kernel's block size is a power of two, a multiple of the page */
+	if (!page || bs < page || bs % page || (bs & (bs - 1)))
 		return pn_error(-EINVAL,
-				"pfnnode: block_size_bytes 0x%llx is not a multiple of "
-				"the page size %llu",
-				(unsigned long long)bs, (unsigned long long)page);
+				"%s" MEM_DIR "/block_size_bytes: %#llx is not a block size "
+				"(page size %llu)",
+				pn_sysroot(), (unsigned long long)bs, (unsigned long long)page);
 	ret = read_blocks(&b, &n);
 	if (ret)
 		return ret;
@@ -171,10 +170,14 @@ static int load_into(struct pn_pfnnode *m)
 int pn_pfnnode_load(struct pn_pfnnode *m)
 {
 	uint64_t page = m->page_bytes;
+	int ret;
 
-	memset(m, 0, sizeof(*m));
+	pn_pfnnode_free(m);
 	m->page_bytes = page;
-	return load_into(m);
+	ret = load_into(m);
+	if (ret)
+		pn_pfnnode_free(m);
+	return ret;
 }
 
 int pn_pfnnode_refresh(struct pn_pfnnode *m)

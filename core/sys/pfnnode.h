@@ -10,6 +10,9 @@
  * adds and removes blocks during a run (what private devices do), so the
  * map is reloaded: pn_pfnnode_refresh() rebuilds it when the layout changed.
  * A pfn in no known block is PN_PFNNODE_UNKNOWN, which callers count.
+ *
+ * Users: the perf collector (the node of every traced page, and the
+ * tracepoint filter below) and the pagemap census (pagemap.h).
  */
 #ifndef PN_PFNNODE_H
 #define PN_PFNNODE_H
@@ -33,8 +36,15 @@ struct pn_pfnnode {
 	unsigned int generation; /* bumped by every reload that changed the map */
 };
 
-/* Load the layout (page size from sysconf unless page_bytes is set).
- * -ENOENT without /sys/devices/system/memory (no memory hot-plug support). */
+/*
+ * (Re)load the layout (page size from sysconf unless page_bytes is set).
+ * m is zeroed (page_bytes aside) or holds a map, which a reload frees, also
+ * on failure (m is then empty).  Returns 0; -ENOENT without
+ * /sys/devices/system/memory (no memory hot-plug support, or a sysroot
+ * without it); -EINVAL (logged) for a block size that is not a power of two
+ * multiple of the page, or a block linked from two nodes; other -errno from
+ * reading the tree.
+ */
 int pn_pfnnode_load(struct pn_pfnnode *m);
 /* Reload; 1 if the map changed, 0 if not, -errno (the old map is kept). */
 int pn_pfnnode_refresh(struct pn_pfnnode *m);

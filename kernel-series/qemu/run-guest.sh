@@ -41,6 +41,13 @@
 #   --add BIN              host binary (+ shared libs) into /usr/local/bin; repeatable
 #   --file SRC:DST         host file into the initramfs at DST; repeatable
 #   --share DIR            export DIR to the guest over virtio-9p at /mnt/host
+#   --icount               deterministic guest time: QEMU -icount shift=0,align=off,
+#                          sleep=off.  Guest virtual time advances 1 ns per guest
+#                          instruction executed (2^0 ns), is not slowed to host time
+#                          (align=off) and jumps over idle periods (sleep=off), so the
+#                          guest's TSC and clocks count instructions, not host time.
+#                          icount runs TCG single-threaded: 1 vCPU (--cpus 1, the
+#                          default with --icount; more is refused)
 #   --timeout SEC          kill QEMU after SEC seconds (default 600)
 #   --log FILE             keep the serial console log here (always echoed on stdout
 #                          unless --quiet)
@@ -87,16 +94,17 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 
 kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 ninit=1 private=0 online=1 online_type=movable append='' hmat=0
-script='' share='' timeout=600 log='' quiet=0 mk=()
+script='' share='' timeout=600 log='' quiet=0 mk=() icount=0 cpus_set=0
 while (($#)); do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
 	--dev-nodes) ndev=$2; shift 2 ;;
 	--dev-size) dsize=$2; shift 2 ;;
 	--dram) dram=$2; shift 2 ;;
-	--cpus) cpus=$2; shift 2 ;;
+	--cpus) cpus=$2; cpus_set=1; shift 2 ;;
 	--initiators) ninit=$2; shift 2 ;;
 	--hmat) hmat=1; shift ;;
+	--icount) icount=1; shift ;;
 	--disk) disk=$2; shift 2 ;;
 	--private) private=1; shift ;;
 	--no-online) online=0; shift ;;
@@ -131,6 +139,10 @@ esac
 for v in ndev dsize dram disk cpus ninit timeout; do
 	[[ "${!v}" =~ ^[0-9]+$ ]] || PN_DIE_RC=2 pn_die "--${v} wants a number (got '${!v}')"
 done
+if ((icount)); then
+	((cpus_set)) || cpus=1
+	((cpus == 1)) || PN_DIE_RC=2 pn_die "--icount runs one vCPU (TCG is single-threaded under icount): got --cpus $cpus"
+fi
 ((ninit >= 1 && ninit <= 4)) || PN_DIE_RC=2 pn_die "--initiators wants 1..4 (got $ninit)"
 ((cpus >= ninit)) || PN_DIE_RC=2 pn_die "--initiators $ninit needs --cpus $ninit or more (got $cpus)"
 ((ndev == 0 || (dsize % 16 == 0 && dsize >= 256))) || PN_DIE_RC=2 pn_die "--dev-size must be a multiple of 16 MiB and >= 256"
@@ -208,9 +220,11 @@ if [[ -n "$share" ]]; then
 	extra+=(-virtfs "local,path=$share,mount_tag=host,security_model=none,id=host")
 fi
 
+((icount)) && extra+=(-icount 'shift=0,align=off,sleep=off')
+
 others='' # the CPU nodes after node 0
 for ((j = 1; j < ninit; j++)); do others+=${others:+,}$j; done
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT")$( ((icount)) && echo ", icount"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 t0=$(date +%s)
 set +e

@@ -52,6 +52,12 @@ for f in workloads/*.c collectors/*.c; do
 	grep -qE "^  $name " "$T/list" || missing="$missing $name"
 done
 if [ -z "$missing" ]; then ok "pnbench list shows every workload and collector"; else notok "pnbench list shows every workload and collector" "missing:$missing"; fi
+# list -v: each workload's needs (after its name and any why: line)
+"$PN" list -v >"$T/listv" 2>&1
+got=$(awk '/^  [a-z]/{w=$1} /^      needs: /{if (w ~ /^(explicit|interleave|exhaust|latency)$/) print w "=" $0; w=""}' \
+	"$T/listv" | tr -s ' ' | tr '\n' ';')
+want='exhaust= needs: numa, nodes;explicit= needs: numa, nodes;interleave= needs: numa, nodes;latency= needs: none;'
+if [ "$got" = "$want" ]; then ok "list -v shows each workload's needs"; else notok "list -v shows each workload's needs" "got: $got"; fi
 "$PN" frobnicate >/dev/null 2>&1
 rc=$?
 if [ $rc -eq 2 ]; then ok "unknown command exits 2"; else notok "unknown command exits 2" "got $rc"; fi
@@ -273,6 +279,146 @@ exit_and_says "list on a machine whose node counters cannot be read: exit 3 nami
 	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" list
 exit_and_says "collect on the same machine: exit 3 (not 2) naming the file" 3 \
 	"$fx/sys/devices/system/node/node0/meminfo" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+exit_and_says "collect's error line names the command" 3 \
+	"pnbench: error: collect: node 0: cannot read its counters" "$PN" --sysroot "$fx" collect -c 1 -i 10ms
+mkdir -p "$T/nosys"
+exit_and_says "collect on a sysroot without /sys: exit 3 (not 2) naming the directory" 3 \
+	"$T/nosys/sys/devices/system/node is missing" "$PN" --sysroot "$T/nosys" collect -c 1 -i 10ms
+# the reason quoted whole, once (the message used to be formatted over itself)
+exit_and_says "list on a sysroot without /sys: exit 3, the reason quoted whole" 3 \
+	"pnbench: error: list: this machine's topology cannot be read: topology: $T/nosys/sys/devices/system/node is missing" \
+	"$PN" --sysroot "$T/nosys" list
+exit_and_says "an unknown command: exit 2" 2 'unknown command "nosuch"' "$PN" nosuch
+
+# ---- the command line of issue 22: help CMD, list NAME, formats, widths ----
+HM=tests/fixtures/qemu-hmat-4node
+"$PN" run --help >"$T/h1" 2>&1
+"$PN" help run >"$T/h2" 2>&1
+if [ -s "$T/h1" ] && cmp -s "$T/h1" "$T/h2"; then ok "pnbench help run prints run --help"; else notok "pnbench help run prints run --help" "$(diff "$T/h1" "$T/h2" | head -n 3)"; fi
+exit_and_says "run without CONFIG: exit 2 with one line saying so" 2 \
+	'error: run: missing CONFIG (or --exec -- CMD)' "$PN" run
+exit_and_says "pnbench help of an unknown command: exit 2" 2 'no command "nosuch"' "$PN" help nosuch
+"$PN" list explicit >"$T/l1" 2>&1
+if grep -q '^  explicit ' "$T/l1" && grep -qE '^      size +size ' "$T/l1" &&
+	! grep -qE '^  (exhaust|interleave|latency|pressure|probes|perf|vmstat) ' "$T/l1"; then
+	ok "list explicit shows explicit alone, with its options"
+else
+	notok "list explicit shows explicit alone, with its options" "$(head -n 5 "$T/l1")"
+fi
+exit_and_says "list of an unknown name: exit 2, did you mean" 2 'did you mean "explicit"' "$PN" list explict
+"$PN" --sysroot "$HM" list --private '!0' >"$T/l2" 2>&1
+if grep -q '^(judged with private nodes = --private: 1-3)$' "$T/l2"; then
+	ok "list --private '!0' judges with every memory node but 0"
+else
+	notok "list --private '!0'" "$(tail -n 3 "$T/l2")"
+fi
+exit_and_says "list --private of a node that has no memory: exit 2" 2 \
+	'--private: node 7 is not a memory node here (nodes: 0-3)' "$PN" --sysroot "$HM" list --private 7
+"$PN" list --format json >"$T/l.json" 2>"$T/err"
+"$PN" list --format csv >"$T/l.csv" 2>>"$T/err"
+if $PY - "$T/l.json" "$T/l.csv" <<'PYEOF' 2>>"$T/err"; then
+import csv, glob, json, os, sys
+d = json.load(open(sys.argv[1]))
+want = sorted(os.path.basename(f)[:-2] for f in glob.glob("workloads/*.c"))
+assert sorted(w["name"] for w in d["workloads"]) == want, d["workloads"]
+assert all(w["status"] in ("ok", "skip") and ("why" in w) == (w["status"] == "skip") for w in d["workloads"])
+assert any(o["name"] == "size" for w in d["workloads"] if w["name"] == "explicit" for o in w["options"])
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert sorted(r["name"] for r in rows if r["kind"] == "workload") == want, rows
+PYEOF
+	ok "list --format json|csv: every workload with its status, reason and options"
+else
+	notok "list --format json|csv" "$(tail -n 3 "$T/err")"
+fi
+"$PN" --sysroot "$HM" topology --format csv >"$T/t.csv" 2>&1
+if [ "$(head -n 1 "$T/t.csv" | cut -d, -f1-3)" = "node,has_cpu,has_memory" ] &&
+	[ "$(tail -n +2 "$T/t.csv" | cut -d, -f1 | tr '\n' ' ')" = "0 1 2 3 " ] &&
+	grep -q '^2,false,.*,250,250,8000,8000$' "$T/t.csv"; then
+	ok "topology --format csv: one row per node, HMAT of the far nodes"
+else
+	notok "topology --format csv" "$(head -n 3 "$T/t.csv")"
+fi
+"$PN" --sysroot "$HM" collect -c 2 -i 10ms -N '!0' >"$T/c.txt" 2>&1
+if grep -q '^# time UTC; used..pgtable in pages;' "$T/c.txt" && grep -qE '^time +node +used ' "$T/c.txt" &&
+	[ "$(grep -cE '^[0-2][0-9]:[0-5][0-9]:[0-5][0-9] +[123] ' "$T/c.txt")" -eq 6 ]; then
+	ok "collect: a time column, the units in the header, -N '!0' = nodes 1-3"
+else
+	notok "collect: time column and units" "$(head -n 4 "$T/c.txt")"
+fi
+"$PN" --sysroot "$HM" collect -c 1 -i 10ms -m --csv >"$T/c.csv" 2>&1
+"$PN" --sysroot "$HM" collect -c 1 -i 10ms --json -N +1 >"$T/c.jsonl" 2>&1
+pages1=$("$PN" --sysroot "$HM" collect -c 1 -i 10ms --csv -N 1 2>&1 | tail -n 1 | cut -d, -f4)
+if $PY - "$T/c.csv" "$T/c.jsonl" "$pages1" <<'PYEOF' 2>"$T/err"; then
+import csv, json, re, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["node"] for r in rows] == ["0", "1", "2", "3"], rows
+assert all(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", r["time"]) for r in rows)
+free_mib = float(rows[1]["free_mib"])
+assert abs(free_mib * 256 - int(sys.argv[3])) < 1, (free_mib, sys.argv[3])  # 4 KiB pages
+lines = open(sys.argv[2]).read().splitlines()
+assert len(lines) == 1 and json.loads(lines[0])["node"] == 1 and "used_pages" in json.loads(lines[0])
+PYEOF
+	ok "collect -m --csv in MiB (= pages / 256), --json one object per line, -N +1 = node 1"
+else
+	notok "collect -m --csv / --json" "$(tail -n 3 "$T/err")"
+fi
+# Every text table fits 100 columns (mail, a terminal split in two).
+widest() { awk '{ if (length($0) > m) { m = length($0); l = $0 } } END { print m + 0 " " l }' "$1"; }
+wide=""
+for cmd in "list" "list -v" "--sysroot $HM list -v --private 1-3" "list explicit perf" \
+	"topology" "--sysroot $HM topology" "--sysroot tests/fixtures/qemu-sparse-0-2-5 topology" \
+	"collect -c 1 -i 10ms" "collect -c 1 -i 10ms -m" "--sysroot $HM collect -c 1 -i 10ms" \
+	"help" "run --help" "list --help" "collect --help" "topology --help" \
+	"run --dry-run configs/exhaust.json" "run --dry-run configs/latency.json" \
+	"run --dry-run configs/pressure.json" "run --dry-run configs/probes.json"; do
+	# shellcheck disable=SC2086
+	"$PN" $cmd >"$T/w" 2>/dev/null
+	w=$(widest "$T/w")
+	[ "${w%% *}" -le 100 ] || wide="$wide [$cmd: ${w%% *} columns: ${w#* }]"
+done
+if [ -z "$wide" ]; then ok "every text table and help fits 100 columns"; else notok "text wider than 100 columns" "$wide"; fi
+cat >"$T/mx.json" <<'EOF'
+{"name": "mx", "nodes": {"private": "", "dram": "auto"}, "collectors": {"interval": "100ms", "enabled": ["vmstat"]},
+ "phases": [{"name": "p", "workloads": [{"workload": "explicit", "params": {"size": ["4M", "8M"], "nodes": "dram", "verify": false}}]}]}
+EOF
+if pnrun run "$T/mx.json" -o "$T/mx" >"$T/mx.out" 2>"$T/mx.err"; then
+	w=$(widest "$T/mx.out")
+	if grep -q '^point 0  size=4M$' "$T/mx.out" && grep -q '^point 1  size=8M$' "$T/mx.out" &&
+		! grep -q '\$\.' "$T/mx.out" && ! grep -qE '[0-9]e[+-][0-9]' "$T/mx.out" &&
+		grep -qE 'alloc_fault_throughput +[0-9.]+ [GMk]B/s ' "$T/mx.out" && [ "${w%% *}" -le 100 ]; then
+		ok "run's summary: point labels, not JSONPath; GB/s, no exponent; 100 columns"
+	else
+		notok "run's summary labels and numbers" "$(head -n 6 "$T/mx.out")"
+	fi
+else
+	notok "run of a two-point matrix" "$(tail -n 3 "$T/mx.err")"
+fi
+if pnrun run "$T/mx.json" -o "$T/mxj" -q --format json >"$T/mx.json.out" 2>"$T/err" &&
+	$PY -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["verdict"]["result"] in ("pass", "not_applicable"), d["verdict"]
+assert [p["label"] for p in d["points"]] == ["size=4M", "size=8M"], d["points"]
+assert all(m["unit"] for p in d["points"] for m in p["metrics"])
+' "$T/mx.json.out" 2>>"$T/err" &&
+	pnrun run "$T/mx.json" -o "$T/mxc" -q --format csv >"$T/mx.csv" 2>>"$T/err" &&
+	head -n 1 "$T/mx.csv" | grep -qx 'point,label,metric,labels,aggregate,value,min,max,unit,n' &&
+	tail -n 1 "$T/mx.csv" | grep -qE '^,,verdict,[a-z_]+,,[0-9]+,,,exit_code,1$'; then
+	ok "run --format json|csv: the verdict and every point's metrics on stdout"
+else
+	notok "run --format json|csv" "$(tail -n 3 "$T/err")"
+fi
+
+# --progress: a line per phase with the share done and the time left, on
+# stderr only; without it (stderr not a terminal) none.
+if pnrun run "$T/mx.json" -o "$T/mxp" --progress --format json >"$T/mxp.out" 2>"$T/mxp.err" &&
+	[ "$(grep -cE '^pnbench: progress: [12]/2 phases \((50|100) %\), [0-9]+:[0-9]{2} elapsed, about [0-9]+:[0-9]{2} left$' "$T/mxp.err")" -eq 2 ] &&
+	$PY -c 'import json,sys; json.load(open(sys.argv[1]))' "$T/mxp.out" &&
+	! grep -q "elapsed, about" "$T/mxp/run.json" && ! grep -q "progress:" "$T/mx.err"; then
+	ok "run --progress: one line per phase with the time left, on stderr only; none without it"
+else
+	notok "run --progress" "$(grep progress "$T/mxp.err" "$T/mx.err" | head -n 4)"
+fi
 
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then

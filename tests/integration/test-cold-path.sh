@@ -9,13 +9,14 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 T=$(mktemp -d /tmp/pnbench-cold.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 for tool in make git flock; do
-	command -v "$tool" >/dev/null || { echo "1..0 # SKIP $tool not installed"; exit 4; }
+	command -v "$tool" >/dev/null || skipall "$tool not installed"
 done
-n=0
-t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; sed 's/^/#   /' "$T/log" 2>/dev/null | tail -n 8; fi; }
+t() { if eval "$2"; then ok "$1"; else notok "$1"; sed 's/^/#   /' "$T/log" 2>/dev/null | tail -n 8; fi; }
 
 want=$(grep -oE '[0-9]+\.[0-9]+(\.[0-9]+)?' kernel-series/BASE | head -n1)
 IFS=. read -r v p s <<<"$want"

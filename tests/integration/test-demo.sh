@@ -25,10 +25,8 @@ cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
 B=${PNBENCH_BUILD:-build}
 KS=./kernel-series
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; }
-skipall() { echo "1..0 # SKIP $1"; exit 4; }
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 
 command -v qemu-system-x86_64 >/dev/null || skipall "qemu-system-x86_64 not installed (make deps)"
 [ -x "$PN" ] || skipall "$PN not built"

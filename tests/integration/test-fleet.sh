@@ -17,26 +17,24 @@ PY=/usr/bin/python3
 BIN=${PNBENCH_BIN:-build/pnbench}
 case $BIN in /*) ;; *) BIN=$ROOT/$BIN ;; esac
 
-skip_all() {
-	echo "1..0 # SKIP $*"
-	exit 4
-}
-[ "$(id -u)" -eq 0 ] || skip_all "needs root (network namespaces, sshd, a cluster run as user postgres)"
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
+[ "$(id -u)" -eq 0 ] || skipall "needs root (network namespaces, sshd, a cluster run as user postgres)"
 for c in ip unshare runuser ssh ssh-keygen ansible-playbook /usr/sbin/sshd; do
-	command -v "$c" >/dev/null 2>&1 || skip_all "$c not installed (make deps)"
+	command -v "$c" >/dev/null 2>&1 || skipall "$c not installed (make deps)"
 done
 PGBIN=$(dirname "$(find /usr/lib/postgresql -path '*/bin/initdb' 2>/dev/null | sort -V | tail -n1)")
-[ -x "$PGBIN/initdb" ] || skip_all "PostgreSQL not installed (make deps: postgresql)"
-id postgres >/dev/null 2>&1 || skip_all "no user postgres (make deps: postgresql)"
-$PY -c 'import psycopg2' 2>/dev/null || skip_all "python3-psycopg2 not installed (make deps)"
-[ -x "$BIN" ] || skip_all "no $BIN (run make first)"
+[ -x "$PGBIN/initdb" ] || skipall "PostgreSQL not installed (make deps: postgresql)"
+id postgres >/dev/null 2>&1 || skipall "no user postgres (make deps: postgresql)"
+$PY -c 'import psycopg2' 2>/dev/null || skipall "python3-psycopg2 not installed (make deps)"
+[ -x "$BIN" ] || skipall "no $BIN (run make first)"
 missing=$(scripts/deps.sh --list | while read -r p; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || printf '%s ' "$p"
 done)
-[ -z "$missing" ] || skip_all "make deps has not installed: $missing(the hosts would need the apt archive)"
+[ -z "$missing" ] || skipall "make deps has not installed: $missing(the hosts would need the apt archive)"
 ID=$(($$ % 100000))
 if ! ip netns add "pnfprobe$ID" 2>/dev/null; then
-	skip_all "ip netns add is not permitted here"
+	skipall "ip netns add is not permitted here"
 fi
 ip netns del "pnfprobe$ID"
 
@@ -78,10 +76,6 @@ teardown() {
 trap teardown EXIT
 trap 'exit 130' INT TERM
 
-n=0
-fails=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-notok() { n=$((n + 1)); fails=$((fails + 1)); echo "not ok $n - $*"; }
 check() {     # check DESCRIPTION COMMAND...
 	local d=$1
 	shift

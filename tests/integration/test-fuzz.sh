@@ -4,23 +4,24 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 O=${PNBENCH_BUILD:-build}
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 SECS=${PNBENCH_FUZZ_SECONDS:-5}
 if ! command -v clang >/dev/null; then
-	echo "ok 1 - fuzz targets # SKIP clang not installed (make deps)"
+	skip "fuzz targets" "clang not installed (make deps)"
 	exit 0
 fi
 if ! make -s fuzz-build O="$O" >/tmp/pnbench-fuzz-build.log 2>&1; then
-	echo "not ok 1 - fuzz targets build"
+	notok "fuzz targets build"
 	sed 's/^/#   /' /tmp/pnbench-fuzz-build.log | tail -n 5
 	exit 1
 fi
-n=0
 while IFS= read -r line; do
 	case $line in
-	fuzz_*": ok:"*) n=$((n + 1)); echo "ok $n - $line" ;;
-	fuzz_*) n=$((n + 1)); echo "not ok $n - $line" ;;
+	fuzz_*": ok:"*) ok "$line" ;;
+	fuzz_*) notok "$line" ;;
 	*) echo "# $line" ;;
 	esac
 done < <(tests/fuzz/run.sh "$O/fuzz" "$SECS" 2>&1)
-[ $n -gt 0 ] || { echo "not ok 1 - no fuzz target ran"; exit 1; }
+[ $n -gt 0 ] || { notok "no fuzz target ran"; exit 1; }
 echo "1..$n"

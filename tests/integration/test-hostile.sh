@@ -6,7 +6,8 @@
 # without a failing check (it stopped early) becomes one failure.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
-n=0
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 failed=0
 for t in tests/hostile/*.sh; do
 	[ -x "$t" ] || continue
@@ -25,18 +26,16 @@ for t in tests/hostile/*.sh; do
 			echo "$line" | sed -E "s/^(not ok|ok) [0-9]+/\1 $n/"
 			;;
 		"1..0 # SKIP"*)
-			n=$((n + 1))
 			checks=$((checks + 1))
-			echo "ok $n - $t # SKIP ${line#1..0 # SKIP }"
+			skip "$t" "${line#1..0 # SKIP }"
 			;;
 		"1.."*) ;;
 		*) echo "# $line" ;;
 		esac
 	done <<<"$out"
 	if [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] && [ $sfail -eq 0 ]; then
-		n=$((n + 1))
 		failed=1
-		echo "not ok $n - $t exited $rc after $checks check(s), none failing"
+		notok "$t exited $rc after $checks check(s), none failing"
 	fi
 done
 echo "1..$n"

@@ -18,7 +18,8 @@ O=${PNBENCH_BUILD:-build}
 TOOL="$O/tests/perf_guest_leak"
 KS="./kernel-series"
 PAGES=4096
-skipall() { echo "1..0 # SKIP $1"; exit 4; }
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 command -v qemu-system-x86_64 >/dev/null || skipall "qemu-system-x86_64 not installed (make deps)"
 [ -x "$TOOL" ] || skipall "$TOOL not built (needs libperf: make deps)"
 stock=$("$KS/scripts/kernel-path.sh" stock 2>/dev/null) || stock=
@@ -26,10 +27,6 @@ patched=$("$KS/scripts/kernel-path.sh" patched 2>/dev/null) || patched=
 [ -n "$stock$patched" ] || skipall "no reference kernel in the cache (make kernels)"
 T=$(mktemp -d /tmp/pnbench-perfguest.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do echo "#   $l"; done; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
 
 boot() { # mode kernel [run-guest args]
 	local mode=$1 kernel=$2

@@ -5,10 +5,11 @@
 # The tests are tests/report/test_report.py (unittest, TAP output).
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 for m in matplotlib numpy scipy; do
 	if ! /usr/bin/python3 -c "import $m" 2>/dev/null; then
-		echo "1..0 # SKIP python3-$m not installed (make deps)"
-		exit 4
+		skipall "python3-$m not installed (make deps)"
 	fi
 done
 exec /usr/bin/python3 tests/report/test_report.py "$@"

@@ -4,18 +4,18 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
 R=report/pnreport.py
+G=tests/report/import_graph.py
 T=$(mktemp -d /tmp/pnbench-report.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 if ! /usr/bin/python3 -c 'import matplotlib' 2>/dev/null; then
-	echo "1..0 # SKIP python3-matplotlib not installed (make deps)"
-	exit 4
+	skipall "python3-matplotlib not installed (make deps)"
 fi
-[ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
+[ -x "$PN" ] || skipall "$PN not built"
 "$PN" run configs/smoke.json -o "$T/run" -q >/dev/null 2>&1
-n=0
-G=tests/report/import_graph.py
-t() { n=$((n + 1)); if eval "$2"; then echo "ok $n - $1"; else echo "not ok $n - $1"; fi; }
+t() { if eval "$2"; then ok "$1"; else notok "$1"; fi; }
 t "summary prints the verdict and the workload's metric medians" \
 	"$R summary $T/run > $T/sum && grep -q '^verdict: ' $T/sum && grep -q 'alloc_fault_throughput' $T/sum"
 t "plot writes a PNG" "$R plot $T/run -o $T/p.png >/dev/null && [ -s $T/p.png ]"
@@ -28,8 +28,8 @@ nn=$(head -n1 "$T/run/nodestat.csv" | tr ',' '\n' | sed -n 's/^node\([0-9]*\)\.m
 # and both images' size and content: TAP lines from check-plot.py
 while IFS= read -r line; do
 	case $line in
-	"ok "*" - "*) n=$((n + 1)); echo "ok $n - ${line#ok * - }" ;;
-	"not ok "*" - "*) n=$((n + 1)); echo "not ok $n - ${line#not ok * - }" ;;
+	"ok "*" - "*) ok "${line#ok * - }" ;;
+	"not ok "*" - "*) notok "${line#not ok * - }" ;;
 	*) echo "# $line" ;;
 	esac
 done < <(/usr/bin/python3 tests/integration/check-plot.py png "$T/p.png" 1800 $(((190 + 240 * nn) * 3 / 2)) 2>&1

@@ -6,10 +6,9 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
-n=0
-ok() { n=$((n + 1)); echo "ok $n - $1"; }
-notok() { n=$((n + 1)); echo "not ok $n - $1"; shift; for l in "$@"; do printf '#   %s\n' "$l"; done; }
-[ -x "$PN" ] || { echo "1..0 # SKIP $PN not built"; exit 4; }
+# shellcheck source=tests/integration/tap.sh
+. tests/integration/tap.sh
+[ -x "$PN" ] || skipall "$PN not built"
 T=$(mktemp -d /tmp/pnbench-testbed.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 

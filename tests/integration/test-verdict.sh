@@ -3,7 +3,10 @@
 # not parse, a collector that cannot start, events required and missing give
 # a clear error or "inconclusive" (exit 5), never "pass"; a counters-only
 # verdict names its blind spot; run.json's verdict.exit_code is the process's
-# exit status.  Replayed machines (PNBENCH_SYSROOT) and the host.  TAP.
+# exit status.  The verdict's checks and worst readings, counted in C as the
+# phases record them, agree with what run.json's phases say
+# (tests/tools/check-verdict-tree.py) in the goldens and in every run here.
+# Replayed machines (PNBENCH_SYSROOT) and the host.  TAP.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
 PN=${PNBENCH_BIN:-build/pnbench}
@@ -105,5 +108,40 @@ else
 		"rc=$rc $(grep perf "$T/s.err")" grep -q "('perf', False, '\(ok\|skipped\)')" <<<"$st"
 	truth "$T/s" $rc
 fi
+# ---- the recorded state against the results tree ----
+AGREE=tests/tools/check-verdict-tree.py
+pnrun --sysroot "$FX" run -q --private 1,2 -o "$T/x" --exec -- false >"$T/x.out" 2>&1
+rc=$?
+fails=$(json "$T/x/run.json" 'd["verdict"]["checks"]["failures"][0]["observed"]')
+expect "a failed --exec command: exit 3, a failed check observing \"$fails\"" \
+	"rc=$rc $(tail -n 3 "$T/x.out")" test $rc -eq 3 -a "$fails" = "exit 1"
+pnrun run -q --private 0 -o "$T/leak" --exec -- \
+	sh -c "head -c 32M /dev/urandom >'$T/leak.f'; sync" >"$T/leak.out" 2>&1
+rc=$?
+worst=$(json "$T/leak/run.json" 'd["verdict"]["nodes"]["0"]["worst"]["general_pages"]')
+if [ $rc -eq 1 ] && [ -n "$worst" ]; then
+	ok "page cache on the private-role node 0: exit 1, its worst phase $worst general pages"
+else
+	skip "page cache on the private-role node 0: a worst reading" \
+		"this host showed none (exit $rc): $(tail -n 1 "$T/leak.out")"
+fi
+runs=("$T"/*/run.json)
+out=$($PY "$AGREE" tests/golden/*.json "${runs[@]}" 2>&1)
+rc=$?
+expect "checks and worst readings as recorded agree with the tree: goldens and ${#runs[@]} run(s) here" \
+	"exit $rc: $out" test $rc -eq 0 -a -z "$out"
+# the reader can disagree: a golden whose tree was changed after its verdict
+$PY - tests/golden/exec-leak-fail.json "$T/mut.json" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ph = d['points'][0]['iterations'][0]['phases'][0]
+ph['name'] = 'renamed'
+ph['exec']['exit_code'] = 7
+json.dump(d, open(sys.argv[2], 'w'))
+PYEOF
+out=$($PY "$AGREE" "$T/mut.json" 2>&1)
+rc=$?
+expect "  ... a tree changed after its verdict disagrees (checks and worst)" "exit $rc: $out" \
+	test $rc -eq 1 -a "$(grep -c 'verdict.checks.failed\|verdict.nodes.0.worst' <<<"$out")" -eq 2
 truth_report
 echo "1..$n"

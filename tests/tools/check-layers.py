@@ -12,12 +12,21 @@ collectors/perf), never core/config, core/runner or core/cli.  No module
 includes it back.
 
 Usage: check-layers.py [ROOT]   (default: the current directory)
+       check-layers.py --objects BUILD_DIR
 Prints one line per broken rule and per circle, "file: ..."; exit 1 when
 there is any, 0 when none.  Only quoted includes ("...") are read; a quoted
 include that names no file of the tree is an error too (a stale path).
+
+--objects reads the calls instead of the includes: `nm` of every object
+BUILD_DIR/core/*/*.o (a module is one .c file here), an edge from a module
+to each module that defines a global symbol it uses, and one line per
+circle ("object circle: core/config/config <-> core/config/config_phase"),
+with the symbols that close it.  Exit 2 when BUILD_DIR has no core objects
+or nm fails (nothing was checked).
 """
 import os
 import re
+import subprocess
 import sys
 
 LIB, SYS, API = 'core/lib', 'core/sys', 'core/api'
@@ -118,9 +127,65 @@ def circles(edges):
     return out
 
 
+def nm_symbols(obj):
+    """(defined, undefined) global symbols of one object file."""
+    out = subprocess.run(['nm', '-P', '-g', obj], check=True, capture_output=True,
+                         text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        if f[1] == 'U':
+            undefined.add(f[0])
+        elif f[1] not in ('w', 'v'):
+            defined.add(f[0])
+    return defined, undefined
+
+
+def check_objects(build):
+    """Call circles between the modules of core/, from the objects' symbols."""
+    objs = {}
+    top = os.path.join(build, 'core')
+    for d, _, files in os.walk(top):
+        for f in sorted(files):
+            if f.endswith('.o'):
+                path = os.path.join(d, f)
+                objs[os.path.relpath(path, build)[:-2]] = nm_symbols(path)
+    if not objs:
+        raise FileNotFoundError(f'{top}: no objects (build first)')
+    owner = {}
+    for mod, (defined, _) in objs.items():
+        for sym in defined:
+            owner.setdefault(sym, mod)
+    edges, why = {}, {}
+    for mod, (_, undefined) in objs.items():
+        for sym in sorted(undefined):
+            to = owner.get(sym)
+            if to and to != mod:
+                edges.setdefault(mod, set()).add(to)
+                why.setdefault((mod, to), []).append(sym)
+    out = []
+    for line in circles(edges):
+        comp = line[len('circle: '):].split(' <-> ')
+        calls = [f'{a} -> {b} ({", ".join(why[(a, b)][:3])})'
+                 for a in comp for b in comp if (a, b) in why]
+        out.append('object ' + line + ': ' + '; '.join(calls))
+    return out
+
+
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else '.'
-    errors = check(root)
+    if len(sys.argv) > 1 and sys.argv[1] == '--objects':
+        if len(sys.argv) != 3:
+            print('usage: check-layers.py --objects BUILD_DIR', file=sys.stderr)
+            return 2
+        try:
+            errors = check_objects(sys.argv[2])
+        except (OSError, subprocess.CalledProcessError) as e:
+            print(f'check-layers.py: {e}', file=sys.stderr)
+            return 2
+    else:
+        errors = check(sys.argv[1] if len(sys.argv) > 1 else '.')
     for e in errors:
         print(e)
     return 1 if errors else 0

@@ -129,14 +129,14 @@ static void test_supported(void **state)
 
 	(void)state;
 	memset(&roles, 0, sizeof(roles));
-	assert_true(W->supported(&env, why, sizeof(why)) != 0);
+	assert_true(pn_workload_supported(W, &env, why, sizeof(why)) != 0);
 	assert_true(strlen(why) > 10);
 	if (numa_available() < 0) {
 		print_message("SKIP: NUMA is not available here\n");
 		skip();
 	}
 	pn_nodeset_set(&roles.dram_nodes, 0);
-	assert_int_equal(W->supported(&env, why, sizeof(why)), 0);
+	assert_int_equal(pn_workload_supported(W, &env, why, sizeof(why)), 0);
 }
 
 static void test_bind_node(void **state)

@@ -81,6 +81,25 @@ static void test_ratio_pct_number(void **state)
 	assert_string_equal(pn_fmt_count(105669, b, 4), "105");
 }
 
+/* By the unit name run.json records: the same rules, the unit after the
+ * number when no rule has it. */
+static void test_unit(void **state)
+{
+	char b[PN_FMT_LEN];
+
+	(void)state;
+	assert_string_equal(pn_fmt_unit(1.73847e10, "bytes/s", b, sizeof(b)), "17.38 GB/s");
+	assert_string_equal(pn_fmt_unit(232.463, "ns", b, sizeof(b)), "232 ns");
+	assert_string_equal(pn_fmt_unit(16777216, "bytes", b, sizeof(b)), "16.0 MiB");
+	assert_string_equal(pn_fmt_unit(3619, "pages", b, sizeof(b)), "3,619 pages");
+	assert_string_equal(pn_fmt_unit(105669, "count", b, sizeof(b)), "105,669");
+	assert_string_equal(pn_fmt_unit(1.5, "ratio", b, sizeof(b)), "1.500x");
+	assert_string_equal(pn_fmt_unit(12.34, "%", b, sizeof(b)), "12.3 %");
+	assert_string_equal(pn_fmt_unit(2500.24, "events/s", b, sizeof(b)), "2,500.2 events/s");
+	assert_string_equal(pn_fmt_unit(0.5, "", b, sizeof(b)), "0.5");
+	assert_string_equal(pn_fmt_unit(NAN, "pages", b, sizeof(b)), "-");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +108,7 @@ int main(void)
 		cmocka_unit_test(test_bandwidth),
 		cmocka_unit_test(test_ns),
 		cmocka_unit_test(test_ratio_pct_number),
+		cmocka_unit_test(test_unit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

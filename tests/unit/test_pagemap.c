@@ -69,11 +69,11 @@ static bool page_is_4k(void)
 	return false;
 }
 
-/* ---- pfnmap ---- */
+/* ---- pfn -> node (pfnnode.c) ---- */
 
 static void test_pfnmap_3node(void **state)
 {
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 
 	(void)state;
 	if (!page_is_4k()) {
@@ -81,28 +81,28 @@ static void test_pfnmap_3node(void **state)
 		return;
 	}
 	tree("qemu-3node-memonly");
-	assert_int_equal(pn_pfnmap_load(&m), 0);
-	assert_int_equal(m.block_bytes, 0x8000000);
+	assert_int_equal(pn_pfnnode_load(&m), 0);
+	assert_int_equal(m.block_pages * m.page_bytes, 0x8000000);
 	assert_int_equal(m.nblocks, 16);
-	assert_int_equal(m.nruns, 3);
-	assert_int_equal(pn_pfnmap_node(&m, 0), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 8 * PPB - 1), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 8 * PPB), 1);
-	assert_int_equal(pn_pfnmap_node(&m, 12 * PPB - 1), 1);
-	assert_int_equal(pn_pfnmap_node(&m, 12 * PPB), 2);
-	assert_int_equal(pn_pfnmap_node(&m, 16 * PPB - 1), 2);
-	assert_int_equal(pn_pfnmap_node(&m, 16 * PPB), -1);
-	assert_int_equal(pn_pfnmap_node(&m, (1ULL << 55) - 1), -1);
+	assert_int_equal(m.n, 3);
+	assert_int_equal(pn_pfnnode_lookup(&m, 0), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 8 * PPB - 1), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 8 * PPB), 1);
+	assert_int_equal(pn_pfnnode_lookup(&m, 12 * PPB - 1), 1);
+	assert_int_equal(pn_pfnnode_lookup(&m, 12 * PPB), 2);
+	assert_int_equal(pn_pfnnode_lookup(&m, 16 * PPB - 1), 2);
+	assert_int_equal(pn_pfnnode_lookup(&m, 16 * PPB), -1);
+	assert_int_equal(pn_pfnnode_lookup(&m, (1ULL << 55) - 1), -1);
 	/* a reload gives the same table */
-	assert_int_equal(pn_pfnmap_load(&m), 0);
-	assert_int_equal(m.nruns, 3);
-	pn_pfnmap_free(&m);
-	assert_int_equal(pn_pfnmap_node(&m, 0), -1); /* empty after free */
+	assert_int_equal(pn_pfnnode_load(&m), 0);
+	assert_int_equal(m.n, 3);
+	pn_pfnnode_free(&m);
+	assert_int_equal(pn_pfnnode_lookup(&m, 0), -1); /* empty after free */
 }
 
 static void test_pfnmap_sparse_and_laptop(void **state)
 {
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 
 	(void)state;
 	if (!page_is_4k()) {
@@ -110,29 +110,29 @@ static void test_pfnmap_sparse_and_laptop(void **state)
 		return;
 	}
 	tree("qemu-sparse-0-2-5");
-	assert_int_equal(pn_pfnmap_load(&m), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 3 * PPB), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 9 * PPB + 17), 2);
-	assert_int_equal(pn_pfnmap_node(&m, 15 * PPB), 5);
+	assert_int_equal(pn_pfnnode_load(&m), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 3 * PPB), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 9 * PPB + 17), 2);
+	assert_int_equal(pn_pfnnode_lookup(&m, 15 * PPB), 5);
 	/* the laptop: blocks 0-23 and 32-199 on node 0, a hole between */
 	tree("laptop-1node");
-	assert_int_equal(pn_pfnmap_load(&m), 0);
+	assert_int_equal(pn_pfnnode_load(&m), 0);
 	assert_int_equal(m.nblocks, 192);
-	assert_int_equal(m.nruns, 2);
-	assert_int_equal(pn_pfnmap_node(&m, 23 * PPB), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 24 * PPB), -1);
-	assert_int_equal(pn_pfnmap_node(&m, 32 * PPB - 1), -1);
-	assert_int_equal(pn_pfnmap_node(&m, 32 * PPB), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 200 * PPB - 1), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 200 * PPB), -1);
-	pn_pfnmap_free(&m);
+	assert_int_equal(m.n, 2);
+	assert_int_equal(pn_pfnnode_lookup(&m, 23 * PPB), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 24 * PPB), -1);
+	assert_int_equal(pn_pfnnode_lookup(&m, 32 * PPB - 1), -1);
+	assert_int_equal(pn_pfnnode_lookup(&m, 32 * PPB), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 200 * PPB - 1), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 200 * PPB), -1);
+	pn_pfnnode_free(&m);
 }
 
 /* A copy of the 3-node tree: a block hot-added to node 1, then block 15
  * removed from node 2; the table follows after a reload. */
 static void test_pfnmap_hotplug(void **state)
 {
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 	char sys[PATH_MAX + 64];
 
 	(void)state;
@@ -147,39 +147,39 @@ static void test_pfnmap_hotplug(void **state)
 	   sys, srcdir, srcdir, sys);
 	snprintf(sys, sizeof(sys), "%s/hotplug", tmpdir);
 	pn_sysroot_set(sys);
-	assert_int_equal(pn_pfnmap_load(&m), 0);
-	assert_int_equal(pn_pfnmap_node(&m, 40 * PPB), -1);
+	assert_int_equal(pn_pfnnode_load(&m), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 40 * PPB), -1);
 
 	sh("cd '%s/sys/devices/system' && mkdir memory/memory40 && echo online > "
 	   "memory/memory40/state && ln -s ../../node/node1 memory/memory40/node1 && "
 	   "ln -s ../../memory/memory40 node/node1/memory40",
 	   sys);
-	assert_int_equal(pn_pfnmap_node(&m, 40 * PPB), -1); /* not reloaded yet */
-	assert_int_equal(pn_pfnmap_load(&m), 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 40 * PPB), -1); /* not reloaded yet */
+	assert_int_equal(pn_pfnnode_load(&m), 0);
 	assert_int_equal(m.nblocks, 17);
-	assert_int_equal(m.nruns, 4);
-	assert_int_equal(pn_pfnmap_node(&m, 40 * PPB + 5), 1);
-	assert_int_equal(pn_pfnmap_node(&m, 39 * PPB), -1);
+	assert_int_equal(m.n, 4);
+	assert_int_equal(pn_pfnnode_lookup(&m, 40 * PPB + 5), 1);
+	assert_int_equal(pn_pfnnode_lookup(&m, 39 * PPB), -1);
 
 	sh("cd '%s/sys/devices/system' && rm node/node2/memory15 && rm -r memory/memory15", sys);
-	assert_int_equal(pn_pfnmap_load(&m), 0);
+	assert_int_equal(pn_pfnnode_load(&m), 0);
 	assert_int_equal(m.nblocks, 16);
-	assert_int_equal(pn_pfnmap_node(&m, 15 * PPB), -1);
-	assert_int_equal(pn_pfnmap_node(&m, 14 * PPB), 2);
+	assert_int_equal(pn_pfnnode_lookup(&m, 15 * PPB), -1);
+	assert_int_equal(pn_pfnnode_lookup(&m, 14 * PPB), 2);
 
 	/* a block claimed by two nodes is an inconsistent tree */
 	sh("cd '%s/sys/devices/system' && ln -s ../../memory/memory14 node/node0/memory14", sys);
-	assert_int_equal(pn_pfnmap_load(&m), -EINVAL);
-	assert_int_equal(m.nruns, 0);
-	assert_int_equal(pn_pfnmap_node(&m, 0), -1);
+	assert_int_equal(pn_pfnnode_load(&m), -EINVAL);
+	assert_int_equal(m.n, 0);
+	assert_int_equal(pn_pfnnode_lookup(&m, 0), -1);
 	/* a bad block size, then none */
 	sh("cd '%s/sys/devices/system' && rm node/node0/memory14 && echo 3000 > "
 	   "memory/block_size_bytes",
 	   sys);
-	assert_int_equal(pn_pfnmap_load(&m), -EINVAL);
+	assert_int_equal(pn_pfnnode_load(&m), -EINVAL);
 	sh("rm '%s/sys/devices/system/memory/block_size_bytes'", sys);
-	assert_int_equal(pn_pfnmap_load(&m), -ENOENT);
-	pn_pfnmap_free(&m);
+	assert_int_equal(pn_pfnnode_load(&m), -ENOENT);
+	pn_pfnnode_free(&m);
 }
 
 /* ---- census over synthetic files ---- */
@@ -221,7 +221,7 @@ static void synthetic_proc(bool hide_pfns)
 
 static void test_census_synthetic(void **state)
 {
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 	const struct pn_range one = { 0x2000, 0x3001 }; /* rounded out: vpn 2 and 3 */
 
 	(void)state;
@@ -230,7 +230,7 @@ static void test_census_synthetic(void **state)
 		return;
 	}
 	synthetic_proc(false);
-	assert_int_equal(pn_pfnmap_load(&m), 0);
+	assert_int_equal(pn_pfnnode_load(&m), 0);
 	assert_int_equal(pn_pagemap_census(4242, &m, &cs), 0);
 	assert_int_equal(cs.page_bytes, 4096);
 	assert_int_equal(cs.pages, 4 + 2 + 2);
@@ -256,25 +256,25 @@ static void test_census_synthetic(void **state)
 	assert_int_equal(pn_pagemap_census(4242, &m, &cs), -EPERM);
 	assert_int_equal(cs.present, 0);
 	assert_int_equal(cs.pages, 0);
-	pn_pfnmap_free(&m);
+	pn_pfnnode_free(&m);
 }
 
 /* ---- live ---- */
 
 /* The live table, or false (with the reason) when this host cannot run a
  * live census. */
-static bool live_pfnmap(struct pn_pfnmap *m)
+static bool live_pfnnode(struct pn_pfnnode *m)
 {
 	int ret;
 
 	pn_sysroot_set("");
-	ret = pn_pfnmap_load(m);
+	ret = pn_pfnnode_load(m);
 	if (ret) {
 		print_message("skip: no memory-block layout in /sys/devices/system/memory (%s)\n",
 			      strerror(-ret));
 		return false;
 	}
-	if (pn_pfnmap_node(m, 0) < 0 && m->nruns == 0) {
+	if (pn_pfnnode_lookup(m, 0) < 0 && m->n == 0) {
 		print_message("skip: no memory block is linked from a node\n");
 		return false;
 	}
@@ -284,14 +284,14 @@ static bool live_pfnmap(struct pn_pfnmap *m)
 static void test_census_live_self(void **state)
 {
 	const size_t n = 1000, pg = (size_t)sysconf(_SC_PAGESIZE);
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 	unsigned long node0 = 1;
 	struct pn_range r;
 	char *p;
 	int ret;
 
 	(void)state;
-	if (!live_pfnmap(&m)) {
+	if (!live_pfnnode(&m)) {
 		skip();
 		return;
 	}
@@ -301,7 +301,7 @@ static void test_census_live_self(void **state)
 	if (mbind(p, n * pg, MPOL_BIND, &node0, 8 * sizeof(node0), 0)) {
 		print_message("skip: cannot bind to node 0: %s\n", strerror(errno));
 		munmap(p, n * pg);
-		pn_pfnmap_free(&m);
+		pn_pfnnode_free(&m);
 		skip();
 		return;
 	}
@@ -317,7 +317,7 @@ static void test_census_live_self(void **state)
 	if (ret == -EPERM) {
 		print_message("skip: PFNs hidden (needs CAP_SYS_ADMIN)\n");
 		munmap(p, n * pg);
-		pn_pfnmap_free(&m);
+		pn_pfnnode_free(&m);
 		skip();
 		return;
 	}
@@ -332,7 +332,7 @@ static void test_census_live_self(void **state)
 	assert_int_equal(cs.node_pages[0], n - 100);
 	assert_int_equal(cs.none, 100);
 	munmap(p, n * pg);
-	pn_pfnmap_free(&m);
+	pn_pfnnode_free(&m);
 }
 
 /* A 1 TiB reservation with 1000 touched pages in its middle, as sanitizer
@@ -343,7 +343,7 @@ static void test_census_live_sparse(void **state)
 {
 	const size_t pg = (size_t)sysconf(_SC_PAGESIZE), n = 1000;
 	const size_t len = (size_t)1 << 40, mid = len / 2;
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 	struct utsname u;
 	struct pn_range r;
 	uint64_t t0;
@@ -359,14 +359,14 @@ static void test_census_live_sparse(void **state)
 		skip();
 		return;
 	}
-	if (!live_pfnmap(&m)) {
+	if (!live_pfnnode(&m)) {
 		skip();
 		return;
 	}
 	p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (p == MAP_FAILED) {
 		print_message("skip: cannot reserve 1 TiB of address space: %s\n", strerror(errno));
-		pn_pfnmap_free(&m);
+		pn_pfnnode_free(&m);
 		skip();
 		return;
 	}
@@ -377,7 +377,7 @@ static void test_census_live_sparse(void **state)
 	ret = pn_pagemap_census_ranges(0, &r, 1, &m, &cs);
 	t0 = pn_now_ns() - t0;
 	munmap(p, len);
-	pn_pfnmap_free(&m);
+	pn_pfnnode_free(&m);
 	if (ret == -EPERM) {
 		print_message("skip: PFNs hidden (needs CAP_SYS_ADMIN)\n");
 		skip();
@@ -396,7 +396,7 @@ static void test_census_live_sparse(void **state)
  * PFN 0". */
 static void test_census_live_unprivileged(void **state)
 {
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 	int st;
 	pid_t pid;
 
@@ -406,7 +406,7 @@ static void test_census_live_unprivileged(void **state)
 		skip();
 		return;
 	}
-	if (!live_pfnmap(&m)) {
+	if (!live_pfnnode(&m)) {
 		skip();
 		return;
 	}
@@ -432,7 +432,7 @@ static void test_census_live_unprivileged(void **state)
 		fail_msg("unprivileged census: %s", WEXITSTATUS(st) == 1   ? "counted pages"
 						    : WEXITSTATUS(st) == 2 ? "failed, not -EPERM"
 									   : "could not drop root");
-	pn_pfnmap_free(&m);
+	pn_pfnnode_free(&m);
 }
 
 /* A whole process (sleep, not built here: no sanitizer shadow to walk):
@@ -441,13 +441,13 @@ static void test_census_live_unprivileged(void **state)
 static void test_census_live_child(void **state)
 {
 	static struct pn_numa_maps nm;
-	struct pn_pfnmap m = { 0 };
+	struct pn_pfnnode m = { 0 };
 	uint64_t known = 0, nm_pages;
 	int st, ret;
 	pid_t pid;
 
 	(void)state;
-	if (!live_pfnmap(&m)) {
+	if (!live_pfnnode(&m)) {
 		skip();
 		return;
 	}
@@ -463,7 +463,7 @@ static void test_census_live_child(void **state)
 		print_message("skip: PFNs hidden (needs CAP_SYS_ADMIN)\n");
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
-		pn_pfnmap_free(&m);
+		pn_pfnnode_free(&m);
 		skip();
 		return;
 	}
@@ -482,7 +482,7 @@ static void test_census_live_child(void **state)
 	assert_true(nm_pages > 0);
 	assert_true(cs.present >= nm_pages);
 	assert_true(cs.present - nm_pages <= 16);
-	pn_pfnmap_free(&m);
+	pn_pfnnode_free(&m);
 }
 
 static int setup(void **state)

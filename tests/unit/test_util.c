@@ -1,13 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_util.c - core/lib/util.c: sizes (exact decimal arithmetic, binary units
- * up to P, overflow), at the edges.
+ * test_util.c - core/lib/units.c: sizes (exact decimal arithmetic, binary units
+ * up to P, overflow), at the edges; core/lib/escape.c: control and non-ASCII
+ * bytes escaped, the cut at max; core/lib/nodeset.c: the nodeN entries of a
+ * directory (a captured tree, and a temporary one with names that only look
+ * like nodes).
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -111,6 +119,58 @@ static void test_size_junk(void **state)
 	size_ok("1Ki", KiB);
 }
 
+static void test_escape(void **state)
+{
+	char buf[80], b7[7], b8[8];
+
+	(void)state;
+	assert_string_equal(pn_escape("plain text", buf, sizeof(buf), SIZE_MAX), "plain text");
+	assert_string_equal(pn_escape(NULL, buf, sizeof(buf), SIZE_MAX), "");
+	assert_string_equal(pn_escape("a\tb\x7f\xc3\xa9", buf, sizeof(buf), SIZE_MAX),
+			    "a\\x09b\\x7f\\xc3\\xa9");
+	/* past max bytes written: "..." ends it */
+	assert_string_equal(pn_escape("abcdefgh", buf, sizeof(buf), 3), "abcd...");
+	/* a short buffer: whole escapes only, always terminated */
+	assert_string_equal(pn_escape("ab\ncdef", b8, sizeof(b8), SIZE_MAX), "ab\\x0a");
+	assert_string_equal(pn_escape("ab\ncdef", b7, sizeof(b7), SIZE_MAX), "ab");
+}
+
+static void test_nodeset_read_dir(void **state)
+{
+	char tmp[] = "/tmp/pnbench-util-XXXXXX", p[128], list[64];
+	static const char *const names[] = {
+		"node0",  "node7",  "node12",	 "node",    "nodeX",
+		"node3a", "node-1", "node99999", "has_cpu", "possible"
+	};
+	struct pn_nodeset s;
+	const char *fx = getenv("PN_FIXTURES");
+
+	(void)state;
+	snprintf(p, sizeof(p), "%s/qemu-sparse-0-2-5", fx ? fx : "tests/fixtures");
+	pn_sysroot_set(p);
+	assert_int_equal(pn_nodeset_read_dir("/sys/devices/system/node", &s), 0);
+	assert_int_equal(pn_nodeset_format(&s, list, sizeof(list)), 0);
+	assert_string_equal(list, "0,2,5");
+
+	assert_non_null(mkdtemp(tmp));
+	pn_sysroot_set(tmp);
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmp, names[i]);
+		assert_int_equal(mkdir(p, 0700), 0);
+	}
+	assert_int_equal(pn_nodeset_read_dir("/", &s), 0);
+	assert_int_equal(pn_nodeset_format(&s, list, sizeof(list)), 0);
+	assert_string_equal(list, "0,7,12");
+	assert_int_equal(pn_nodeset_read_dir("/absent", &s), -ENOENT);
+	assert_true(pn_nodeset_empty(&s));
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(p, sizeof(p), "%s/%s", tmp, names[i]);
+		rmdir(p);
+	}
+	rmdir(tmp);
+	pn_sysroot_set("");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -118,6 +178,8 @@ int main(void)
 		cmocka_unit_test(test_size_fractions),
 		cmocka_unit_test(test_size_exact_and_overflow),
 		cmocka_unit_test(test_size_junk),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_nodeset_read_dir),
 	};
 
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * test_perf_pfnnode.c - pfn -> node against captured sysfs trees: one node
- * (this VM), sparse nodes 0,2,5 (QEMU guest), and that tree with a block
- * hot-added to node 5, a block removed from node 2, and a block moved to
+ * test_pfnnode.c - pfn -> node (core/sys/pfnnode.c) against captured sysfs
+ * trees: one node (this VM), sparse nodes 0,2,5 (QEMU guest), and that tree
+ * with a block hot-added to node 5, a block removed from node 2, and a block moved to
  * another node, each picked up by pn_pfnnode_refresh().
  */
 #include <errno.h>
@@ -10,17 +10,24 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
-#include "perftest.h"
 #include "core/sys/pfnnode.h"
 #include "core/lib/pn.h"
 
 #define BLK 32768ULL /* 128 MiB blocks of 4 KiB pages */
+
+static void fixture(char *out, size_t len, const char *name)
+{
+	const char *base = getenv("PN_FIXTURES");
+
+	snprintf(out, len, "%s/%s", base ? base : "tests/fixtures", name);
+}
 
 static void use(const char *tree)
 {
