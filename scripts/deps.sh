@@ -18,7 +18,7 @@ PKGS=(
 	libnuma-dev numactl libhwloc-dev hwloc-nox libcjson-dev libssl-dev
 	libcmocka-dev python3-jsonschema python3-matplotlib python3-numpy python3-scipy pyflakes3
 	libxml2-utils python3-prometheus-client
-	chromium fonts-dejavu-core
+	chromium fonts-dejavu-core poppler-utils
 	clang libclang-rt-14-dev clang-tidy clang-format cppcheck shellcheck
 	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf
 	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils

@@ -14,10 +14,22 @@ from .load import InputError, load_run
 from .outfile import make_dirs, write_file
 
 
+def _figure_formats(a):
+    """The vector formats every figure is drawn in too: SVG beside each PNG of
+    --png-dir, PDF as well with --pdf (set before anything is drawn)."""
+    from . import plots
+    if getattr(a, "pdf", False) and not a.png_dir:
+        a.png_dir = os.path.join(os.path.dirname(a.output) if a.output else a.dir, "figures")
+    plots.FORMATS = (("svg",) if a.png_dir else ()) + (("pdf",) if getattr(a, "pdf", False) else ())
+
+
 def _png_dir(page_figs, d):
+    """Every figure as NAME.png (plots.PNG_DPI) and NAME.svg / NAME.pdf when drawn so."""
     make_dirs(d)
     for f in page_figs:
         write_file(os.path.join(d, f.name + ".png"), f.png)
+        for ext, data in sorted(f.vector.items()):
+            write_file(os.path.join(d, f"{f.name}.{ext}"), data)
 
 
 def cmd_run(a):
@@ -29,6 +41,7 @@ def cmd_run(a):
     if run.incomplete:
         print(f"pnreport: {run.jpath}: run is {run.state} ({run.reason}); the report is marked so",
               file=sys.stderr)
+    _figure_formats(a)
     page = run_report.build(run)
     out = a.output or os.path.join(run.dir, "report.html")
     write_file(out, page.render())
@@ -40,6 +53,8 @@ def cmd_run(a):
 
 def cmd_demo(a):
     from . import demo
+    if getattr(a, "png_dir", None):
+        _figure_formats(a)
     page, ok = demo.build(a.dir, getattr(a, "cells", False))
     out = a.output or os.path.join(a.dir, "report.html")
     write_file(out, page.render())
@@ -55,8 +70,17 @@ def cmd_demo_table(a):
 
 
 def cmd_compare(a):
+    """compare A B [C…], or compare --db INDEX (groups.py selects the runs); one output."""
     from . import compare
-    return compare.main(a)
+    cfg = compare.load_config(a.config)
+    if a.db:
+        from . import groups
+        if a.runs:
+            raise InputError("compare --db selects runs from the index: give no run directories")
+        res = groups.compare_index(a, cfg)
+    else:
+        res = compare.compare_dirs(a, cfg)
+    return compare.emit(a, cfg, res)
 
 
 def cmd_dashboard(a):
@@ -78,16 +102,20 @@ def cmd_index_init(a):
 
 
 def cmd_plot(a):
-    """The per-node memory figure alone, as a PNG (default DIR/nodes.png)."""
+    """The per-node memory figure alone: SVG or PDF when -o ends so, else PNG
+    (default DIR/nodes.png)."""
     from . import plots, run_report
+    out = a.output or os.path.join(a.dir, "nodes.png")
+    ext = os.path.splitext(out)[1].lower().lstrip(".")
+    ext = ext if ext in ("svg", "pdf") else "png"
+    plots.FORMATS = (ext,) if ext != "png" else ()
     run = load_run(a.dir)
     ser = run.read_series("nodestat", plots.node_column)
     if ser is None or not len(ser):
         raise InputError(f"{run.dir}: no nodestat samples (the run had no nodestat collector)")
     _, concl = run_report.isolation_model(run)
     fig = plots.nodes_over_time(run, ser, concl)
-    out = a.output or os.path.join(run.dir, "nodes.png")
-    write_file(out, fig.png)
+    write_file(out, fig.png if ext == "png" else fig.vector[ext])
     print(out)
     return 0
 
@@ -123,7 +151,10 @@ def parser():
     r = sub.add_parser("run", help="one self-contained HTML page for a run (or a make demo directory)")
     r.add_argument("dir")
     r.add_argument("-o", "--output", help="HTML file (default DIR/report.html)")
-    r.add_argument("--png-dir", help="also write every plot as a PNG file here")
+    r.add_argument("--png-dir", "--figures", dest="png_dir",
+                   help="also write every plot here as NAME.png (150 dpi) and NAME.svg")
+    r.add_argument("--pdf", action="store_true",
+                   help="also NAME.pdf of every plot (in --png-dir, default figures/ beside the report)")
     r.set_defaults(fn=cmd_run)
     d = sub.add_parser("demo", help="the truth table of make demo (DIR holds demo.json)")
     d.add_argument("dir")
@@ -176,12 +207,14 @@ def parser():
     ii.add_argument("--loader", help="existing role that may only insert (pnreport load)")
     ii.add_argument("--reader", help="existing role that may only select (dashboard, compare --db)")
     ii.set_defaults(fn=cmd_index_init)
-    pl = sub.add_parser("plot", help="memory per node over time as a PNG")
+    pl = sub.add_parser("plot", help="memory per node over time as a PNG, SVG or PDF")
     pl.add_argument("dir")
-    pl.add_argument("-o", "--output", help="PNG file (default DIR/nodes.png)")
+    pl.add_argument("-o", "--output", help="file: SVG or PDF when it ends .svg or .pdf, else PNG (default DIR/nodes.png)")
     pl.set_defaults(fn=cmd_plot)
-    s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians")
+    s = sub.add_parser("summary", help="text summary of a run: status, verdict, metric medians, --exec placement")
     s.add_argument("dir")
+    s.add_argument("-v", "--verbose", action="store_true",
+                   help="more rows of the attribution (by kind, by process, examples, stacks)")
     s.set_defaults(fn=cmd_summary)
     return ap
 

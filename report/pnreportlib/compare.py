@@ -19,7 +19,7 @@ import os
 import sys
 from collections import OrderedDict
 
-from . import stats, units
+from . import fmt, labels, stats
 from .html import Page
 from .load import InputError, labels_str, load_run, read_json
 from .outfile import write_file
@@ -211,19 +211,9 @@ def rows_judged(rows):
 
 
 def point_label(pk):
-    """A matrix point's key as a reader sees it: 'policy=interleave' (the last
-    component of each matrix path), 'point 2', or '' for the only point."""
-    if pk in ("#0", "*", None):
-        return ""
-    if pk.startswith("#"):
-        return f"point {pk[1:]}"
-    try:
-        m = json.loads(pk)
-    except ValueError:
-        return pk
-    if not isinstance(m, dict):
-        return pk
-    return ", ".join(f"{str(k).rsplit('.', 1)[-1]}={v}" for k, v in m.items())
+    """A matrix point's key as a reader sees it: 'size=16M spill=after'
+    (labels.point_label), 'point 2', or '' for the only point."""
+    return labels.point_label(pk)
 
 
 def mid(r):
@@ -251,16 +241,14 @@ def side_by_side(res, show_all=False):
         if not show_all and _unchanged(r):
             continue
         b = r["baseline"]
-        sc = units.scale_for(r["unit"], [x for x in [b["mean"]] + [v.get("mean") for v in r["vs"]]
-                                         if x is not None])
         row = [mid(r) + {"higher": " ↑", "lower": " ↓"}.get(r["better"], ""),
-               f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})" if b["n"] else "–"]
+               _msd(r, b)]
         for v in r["vs"]:
             if v["status"] == "missing":
                 row += ["–", "", "only in A" if v.get("only_in") == "baseline" else "not in A"]
                 continue
-            row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})",
-                    f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–",
+            row += [_msd(r, v),
+                    fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–",
                     ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")]
         rows.append(row)
         sts.append([v["status"] for v in r["vs"]])
@@ -272,7 +260,7 @@ def render_side_by_side_text(res, show_all=False):
     if not rows:
         return ["", "== side by side: no metric changed significantly against any run"]
     cols = len(headers)
-    w = [min(84, max(len(x[i]) for x in rows + [headers])) for i in range(cols)]
+    w = [max(len(x[i]) for x in rows + [headers]) for i in range(cols)]
     # widen the last column of each group to fit its label
     c = 0
     for text, span in groups:
@@ -282,7 +270,7 @@ def render_side_by_side_text(res, show_all=False):
         c += span
 
     def line(x):
-        return "  ".join(x[i][:w[i]].ljust(w[i]) if i == 0 or headers[i] == "mark" else x[i].rjust(w[i])
+        return "  ".join(x[i].ljust(w[i]) if i == 0 or headers[i] == "mark" else x[i].rjust(w[i])
                          for i in range(cols)).rstrip()
     top, c = [], 0
     for text, span in groups:
@@ -295,10 +283,17 @@ def render_side_by_side_text(res, show_all=False):
     return out
 
 
-def _fmt_pair(r, v, sc):
-    if v is None:
+def _fmt_pair(r, v):
+    return fmt.value(v, r["unit"])
+
+
+def _msd(r, s):
+    """'mean ± sd (n)'; one sample has no spread: 'value (n=1)'."""
+    if not s.get("n"):
         return "–"
-    return units.fmt(v, r["unit"], sc)
+    if s["n"] == 1 or s.get("stddev") is None:
+        return f"{_fmt_pair(r, s['mean'])} (n={s['n']})"
+    return f"{_fmt_pair(r, s['mean'])} ± {_fmt_pair(r, s['stddev'])} ({s['n']})"
 
 
 def render_text(res, show_all=False):
@@ -322,20 +317,18 @@ def render_text(res, show_all=False):
                     and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0):
                 hidden.add(ri)
                 continue
-            allv = [r["baseline"]["mean"], v.get("mean")]
-            sc = units.scale_for(r["unit"], [x for x in allv if x is not None])
             b = r["baseline"]
-            ca = f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"
+            ca = _msd(r, b)
             if v["status"] == "missing":
                 if k_only := v.get("only_in"):
                     ca = ca if k_only == "baseline" else "(not in A)"
                 lines.append((mid(r), ca, "(not in " + L + ")" if v.get("only_in") == "baseline" else
                               "only here", "", "", "", ""))
                 continue
-            cb = f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})"
-            d = f"{v['delta_pct']:+.1f}%" if v.get("delta_pct") is not None else "–"
+            cb = _msd(r, v)
+            d = fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–"
             p = f"{v['p']:.3f}" if v.get("p") is not None else "–"
-            ci = (f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]"
+            ci = (f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
                   if v["ci"][0] is not None else ("static" if r["kind"] == "isolation" else "–"))
             mark = ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")
             lines.append((mid(r), ca, cb, d, p, ci, mark))
@@ -345,8 +338,8 @@ def render_text(res, show_all=False):
             out.append("   no metric changed significantly")
             continue
         hdr = ("metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p", f"95% CI {L}-A", "")
-        w = [min(84, max(len(x[i]) for x in lines + [hdr])) for i in range(len(hdr))]
-        fmt_l = lambda x: "  ".join((x[i][:w[i]].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
+        w = [max(len(x[i]) for x in lines + [hdr]) for i in range(len(hdr))]
+        fmt_l = lambda x: "  ".join((x[i].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
                                     for i in range(len(hdr))).rstrip()
         out.append(fmt_l(hdr))
         out.append("-" * len(fmt_l(hdr)))
@@ -369,7 +362,7 @@ def render_html(res):
     regs = [(r, v) for r in res["metrics"] for v in r["vs"] if v["status"] == "regression"]
     if regs:
         page.banner(f"{len(regs)} regression(s): " + "; ".join(
-            f"{mid(r)} {v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else f"{mid(r)} ({v.get('worst')} pages)"
+            f"{mid(r)} {fmt.delta_pct(v['delta_pct'])}" if v.get("delta_pct") is not None else f"{mid(r)} ({fmt.value(v.get('worst'), 'pages')})"
             for r, v in regs[:6]) + (" …" if len(regs) > 6 else ""), "fail")
     elif res["result"] == "not enough samples":
         page.banner("Not enough samples (fewer than 3 iterations a side): no verdict", "warn")
@@ -403,20 +396,19 @@ def render_html(res):
             if any(r is z for z in zero_iso):
                 continue
             v = r["vs"][oi - 1]
-            sc = units.scale_for(r["unit"], [x for x in (r["baseline"]["mean"], v.get("mean")) if x is not None])
             b = r["baseline"]
             arrow = {"higher": " ↑", "lower": " ↓"}.get(r["better"], "")
-            row = [mid(r) + arrow, f"{_fmt_pair(r, b['mean'], sc)} ± {_fmt_pair(r, b['stddev'], sc)} ({b['n']})"]
+            row = [mid(r) + arrow, _msd(r, b)]
             if v["status"] == "missing":
                 row = [mid(r) + arrow, row[1] if v.get("only_in") == "baseline" else "–",
                        "–" if v.get("only_in") == "baseline" else "only in this run", "", "", "", ""]
             else:
                 thr = (f"{v['threshold_pct']:.0f} %" if v.get("threshold_pct") is not None else
                        "> 0" if r["kind"] == "isolation" else "")
-                row += [f"{_fmt_pair(r, v['mean'], sc)} ± {_fmt_pair(r, v['stddev'], sc)} ({v['n']})",
-                        f"{v['delta_pct']:+.1f} %" if v.get("delta_pct") is not None else "–",
+                row += [_msd(r, v),
+                        fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–",
                         f"{v['p']:.2g}" if v.get("p") is not None else "–",
-                        f"[{_fmt_pair(r, v['ci'][0], sc)}, {_fmt_pair(r, v['ci'][1], sc)}]"
+                        f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
                         if v["ci"][0] is not None else "–",
                         (("* " if v.get("significant") else "") + (MARK.get(v["status"]) or "") +
                          f" ({thr})").strip()]
@@ -442,7 +434,7 @@ MAX_DELTA_ROWS = 40
 
 def _deltas_figure(page, res):
     """Every run against A: one bar per run and metric (the 40 largest changes)."""
-    from . import plots
+    from . import plots_compare
     runs = res["runs"]
     items = []
     for r in res["metrics"]:
@@ -451,7 +443,7 @@ def _deltas_figure(page, res):
         per = [(v["delta_pct"], v["ci_pct"][0], v["ci_pct"][1], v["status"]) if v.get("delta_pct") is not None
                else None for v in r["vs"]]
         if any(per):
-            items.append((mid(r)[:60], per))
+            items.append((mid(r), per))     # whole: a cut label can read like another
     if not items:
         return
     nreg = sum(1 for _, per in items for v in per if v and v[3] == "regression")
@@ -466,7 +458,7 @@ def _deltas_figure(page, res):
     title = (f"{runs[1]['kernel']} vs {runs[0]['kernel']}" if len(runs) == 2 else
              f"{', '.join(chr(ord('A') + i) for i in range(1, len(runs)))} vs A ({runs[0]['kernel']})") + \
         f": {nreg} regression(s), {nimp} improvement(s) of {n} metrics"
-    page.figure(plots.compare_deltas(items, others, title),
+    page.figure(plots_compare.compare_deltas(items, others, title),
                 ("Red: regression beyond threshold; green: improvement; grey: no significant change."
                  if len(runs) == 2 else "One bar per run against the baseline A; outlined in red: a regression.")
                 + (f" The {len(items)} largest changes of {n} are drawn (regressions first)." if n > len(items) else ""))
@@ -482,7 +474,8 @@ def _json_clean(o):
     return o
 
 
-def _compare_dirs(a, cfg):
+def compare_dirs(a, cfg):
+    """compare A B [C…]: the run directories of the command line, loaded and compared."""
     if len(a.runs) < 2:
         raise InputError("compare needs at least two runs (the first is the baseline), or --db")
     if any(getattr(a, k, None) for k in ("by", "where", "baseline")):
@@ -497,15 +490,9 @@ def _compare_dirs(a, cfg):
     return compare(runs, cfg)
 
 
-def main(a):
-    cfg = load_config(a.config)
-    if getattr(a, "db", None):
-        from . import groups
-        if a.runs:
-            raise InputError("compare --db selects runs from the index: give no run directories")
-        res = groups.compare_index(a, cfg)
-    else:
-        res = _compare_dirs(a, cfg)
+def emit(a, cfg, res):
+    """Write a comparison (compare_dirs or groups.compare_index) as --format asks;
+    the exit code of the regression gate."""
     if a.format == "json":
         text = json.dumps(_json_clean(res), indent=1) + "\n"
     elif a.format == "html":

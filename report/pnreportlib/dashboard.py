@@ -19,11 +19,13 @@ import re
 import sys
 from collections import OrderedDict
 
-from . import compare, plots, units
+from . import compare, fmt, plots_compare
 from .html import Page
+from .labels import point_label, run_config_label
 from .indexdb import INDEX_VERSION, TABLES, open_index
 from .load import InputError, labels_str, load_run, read_json
 from .outfile import atomic_open, make_dirs, write_file
+from .progress import Progress
 
 
 def connect(path):
@@ -82,7 +84,7 @@ def _run_row(run, run_id, path):
     v = d["verdict"]
     return (run_id, path, d["schema_version"], d.get("tool", {}).get("version"), run.state, run.reason,
             d.get("started_at"), d.get("updated_at"), d.get("host", {}).get("hostname"), k.get("release"),
-            s.get("id"), s.get("mode"), k.get("kconfig_sha256"), d.get("config", {}).get("name"),
+            s.get("id"), s.get("mode"), k.get("kconfig_sha256"), run_config_label(d),
             d.get("config", {}).get("sha256"), v.get("result"), v.get("misplaced_pages"),
             (v.get("checks") or {}).get("failed"),
             datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"))
@@ -221,7 +223,8 @@ def slug(key):
 def title_of(key):
     host, cfg, point, phase, wi, wl, name, labels = key
     where = "/".join(x for x in OrderedDict.fromkeys((phase, wl)) if x)
-    pt = "" if point in ("#0", "*") else f" [{point}]"
+    pl = point_label(point)
+    pt = f" [{pl}]" if pl else ""
     return (f"{cfg}{pt}: {where + ': ' if where else ''}{name}" + (f"{{{labels}}}" if labels else "")
             + f" on {host}")
 
@@ -230,6 +233,7 @@ def write_pages(db, out, cfg):
     make_dirs(os.path.join(out, "metrics"))
     ser = series(db)
     summary = []
+    prog = Progress("metric pages written", len(ser))
     for key, pts in ser.items():
         judge_series(cfg, key, pts)
         regs = [p for p in pts if p["status"] == "regression"]
@@ -240,7 +244,7 @@ def write_pages(db, out, cfg):
         page.h(1, title_of(key))
         if regs:
             page.banner(f"{len(regs)} regression(s) in this history, the latest in the run of {regs[-1]['started_at']} "
-                        f"({regs[-1]['kernel']}, {regs[-1]['delta_pct']:+.1f} %)" if regs[-1].get("delta_pct") is not None
+                        f"({regs[-1]['kernel']}, {fmt.delta_pct(regs[-1]['delta_pct'])})" if regs[-1].get("delta_pct") is not None
                         else f"{len(regs)} regression(s) in this history (isolation: general pages increased)", "fail")
         else:
             page.banner("No regression in this history", "pass")
@@ -250,15 +254,14 @@ def write_pages(db, out, cfg):
         unit, better = last["unit"], last["better"]
         t = (f"{title_of(key)}: {len(regs)} regression(s) over {len(pts)} runs" if regs else
              f"{title_of(key)}: no regression over {len(pts)} runs")
-        page.figure(plots.history(title_of(key), xs, unit, better, t[:110]),
+        page.figure(plots_compare.history(title_of(key), xs, unit, better, t[:110]),
                     "Mean ± stddev per run, one colour per kernel; circled: regression against the last good "
                     "complete run of the same kernel; dotted line: the kernel changed (a step there is never "
                     "judged: compare kernels with compare); ×: incomplete run (not judged).")
-        sc = units.scale_for(unit, [p["mean"] for p in pts if p["mean"] is not None])
         page.table(["started", "kernel", "host", "state", "n", "mean ± stddev", "change vs same kernel", "p", "mark", "run"],
                    [[p["started_at"], p["kernel"], p["host"], p["state"], p["n"],
-                     f"{units.fmt(p['mean'], unit, sc)} ± {units.fmt(p['stddev'], unit, sc)}",
-                     f"{p['delta_pct']:+.1f} %" if p.get("delta_pct") is not None else "",
+                     fmt.value(p['mean'], unit) + (f" ± {fmt.value(p['stddev'], unit)}" if (p["n"] or 0) > 1 else ""),
+                     fmt.delta_pct(p.get("delta_pct")) if p.get("delta_pct") is not None else "",
                      f"{p['p']:.3g}" if p.get("p") is not None else "",
                      compare.MARK.get(p["status"], p["status"]) or p["status"], p["run_id"][:12]] for p in pts],
                    num_cols=(4, 5, 6, 7),
@@ -266,6 +269,7 @@ def write_pages(db, out, cfg):
                                                "warn" if v == "incomplete" else None) if c in (3, 8) else None)
         write_file(os.path.join(out, "metrics", fname), page.render())
         summary.append((key, pts, regs, fname))
+        prog.step()
     runs = sorted(db.q("SELECT run_id, started_at, kernel_release, series_mode, hostname, config_name, state,"
                        " verdict, path FROM runs"), key=lambda r: (_nf(r[1]), r[0]))
     page = Page("pnbench results dashboard")
@@ -283,7 +287,7 @@ def write_pages(db, out, cfg):
         mk = compare.MARK.get(last["status"], last["status"]) or last["status"]
         cls = "fail" if last["status"] == "regression" else "warn" if last["status"] == "incomplete" else ""
         page.add(f'<tr><td><a href="metrics/{esc(fname)}">{esc(title_of(key))}</a></td><td class="n">{len(pts)}</td>'
-                 f'<td class="n">{esc(units.fmt(last["mean"], last["unit"]))}</td><td>{esc(last["kernel"])}</td>'
+                 f'<td class="n">{esc(fmt.value(last["mean"], last["unit"]))}</td><td>{esc(last["kernel"])}</td>'
                  f'<td class="{cls}">{esc(mk)}</td><td class="n {"fail" if regs else ""}">{len(regs)}</td></tr>')
     page.add("</tbody></table>")
     page.h(2, "Runs", "runs")
@@ -346,6 +350,7 @@ def load(db, dirs, dry_run=False):
     """Index every run directory; (counts, bad inputs)."""
     counts = {"added": 0, "present": 0, "replaced": 0}
     bad = []
+    prog = Progress("runs indexed", len(dirs))
     for d in dirs:
         try:
             run = load_run(d)
@@ -354,6 +359,8 @@ def load(db, dirs, dry_run=False):
             bad.append(str(e))
             print(f"pnreport: {e} (not indexed)", file=sys.stderr)
             continue
+        finally:
+            prog.step()
         counts[what] += 1
         if run.incomplete:
             print(f"pnreport: {run.jpath}: run is {run.state}; indexed, marked, never judged", file=sys.stderr)

@@ -416,7 +416,7 @@ def render(doc, width=30):
 
 def main(a):
     """pnreport demo-table DIR: write DIR/demo.json, print the table; 1 when a cell is off."""
-    from .load import InputError
+    from .errors import InputError
     from .outfile import atomic_open
     if not os.path.isdir(a.dir):
         raise InputError(f"{a.dir}: not a directory")

@@ -16,7 +16,7 @@ from collections import OrderedDict
 
 from . import compare
 from .indexdb import open_index
-from .load import InputError
+from .errors import InputError
 
 KEYS = ("kernel", "group", "host", "mode", "campaign", "config")
 

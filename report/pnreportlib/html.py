@@ -7,6 +7,8 @@ is in it."""
 import base64
 import html
 
+from . import fmt
+
 CSS = """
 body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:24px auto;max-width:1280px;
 color:#1b1b1b;line-height:1.4;padding:0 16px}
@@ -29,6 +31,16 @@ div.wide{overflow-x:auto;max-width:100%}
 
 def esc(s):
     return html.escape("" if s is None else str(s))
+
+
+def cell(v):
+    """A table cell's text: numbers by fmt.num, None as "–", True/False as
+    yes/no, an object or array as key: value pairs (never Python's repr)."""
+    if isinstance(v, dict):
+        return ", ".join(f"{k}: {cell(x)}" for k, x in v.items()) or "–"
+    if isinstance(v, (list, tuple)):
+        return ", ".join(cell(x) for x in v) or "–"
+    return fmt.num(v)
 
 
 class Page:
@@ -76,7 +88,7 @@ class Page:
                     if extra:
                         cls.append(extra)
                 ca = f' class="{" ".join(cls)}"' if cls else ""
-                cells.append(f"<td{ca}>{esc(v)}</td>")
+                cells.append(f"<td{ca}>{esc(cell(v))}</td>")
             out.append("<tr>" + "".join(cells) + "</tr>")
         out.append("</tbody></table></div>")
         self.add("".join(out))

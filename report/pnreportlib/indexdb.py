@@ -19,7 +19,7 @@ import shutil
 import sqlite3
 import urllib.parse
 
-from .load import InputError
+from .errors import InputError
 from .outfile import check_dest, create_temp, make_dirs, rename_into_place
 
 DDL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "index.sql")

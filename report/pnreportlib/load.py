@@ -7,17 +7,11 @@ cannot trust; nothing scrapes text output.  An incomplete run loads, marked
 import json
 import os
 
+from .errors import InputError
+
 SCHEMA_VERSIONS = (2,)
 MAX_JSON_DEPTH = 64       # run.json nests about 10 levels; deeper is not a pnbench file
 DEMO_SCHEMA_VERSIONS = (1,)
-
-
-class InputError(Exception):
-    """Bad input: the message names the file; the CLI exits with .code (2)."""
-
-    def __init__(self, msg, code=2):
-        super().__init__(msg)
-        self.code = code
 
 
 def parse_nodelist(s):

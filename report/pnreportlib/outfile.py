@@ -17,7 +17,7 @@ import os
 import secrets
 import stat
 
-from .load import InputError
+from .errors import InputError
 
 FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 

@@ -20,9 +20,15 @@ import matplotlib.ticker  # noqa: E402,F401
 import numpy as np  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
-from . import series, units  # noqa: E402
+from . import fmt, labels, series  # noqa: E402
 
-DPI = 100
+DPI = 100           # layout: a figure's size in CSS pixels on the page
+PNG_DPI = 150       # the PNG itself (sharper on paper and HiDPI screens; shown at DPI's size)
+# vector copies of every figure rendered from now on: ("svg",) for --png-dir, ("svg", "pdf") with --pdf
+FORMATS = ()
+matplotlib.rcParams["svg.fonttype"] = "none"    # SVG text stays text (searchable, small)
+matplotlib.rcParams["svg.hashsalt"] = "pnreport"   # the same figure, the same SVG
+matplotlib.rcParams["pdf.fonttype"] = 42
 # PNREPORT_CHECK_OVERLAPS=1: every figure also lists its overlapping texts (tests)
 CHECK_OVERLAPS = bool(os.environ.get("PNREPORT_CHECK_OVERLAPS"))
 INSPECT = None      # tests: fn(matplotlib figure, name), called after the draw, before the close
@@ -36,11 +42,14 @@ NODE_COLORS = ["#4e79a7", "#e15759", "#59a14f", "#f28e2b", "#b07aa1", "#76b7b2",
 
 class Figure:
     """name: id in the page; title: what it shows; conclusion: its headline (the
-    text drawn as its title, repeated as the <img> alt text)."""
+    text drawn as its title, repeated as the <img> alt text).  png: PNG_DPI
+    bytes; width, height: its size on the page (CSS pixels, at DPI); vector:
+    {"svg": bytes, "pdf": bytes} for the FORMATS asked when it was drawn."""
 
     def __init__(self, name, title, png, width, height, conclusion=None):
         self.name, self.title, self.png, self.width, self.height = name, title, png, width, height
         self.conclusion = conclusion or title
+        self.vector = {}
 
 
 def _drawn_texts(fig):
@@ -96,13 +105,21 @@ def _render(fig, name, title):
     # margins of the last draw, and a figure drawn while still empty (nodes()
     # measures its strip) left the y label cut at the edge in about half the runs
     fig.canvas.draw()
-    fig.savefig(buf, format="png", dpi=DPI)
-    w, h = fig.canvas.get_width_height()
+    fig.savefig(buf, format="png", dpi=PNG_DPI, metadata={"Software": None})
+    vector = {}
+    for f in FORMATS:
+        vb = io.BytesIO()
+        fig.savefig(vb, format=f, metadata={"Date": None} if f == "svg" else {"CreationDate": None})
+        vector[f] = vb.getvalue()
+    w, h = fig.canvas.get_width_height()      # savefig put the figure back at DPI
+    if CHECK_OVERLAPS or INSPECT:
+        fig.canvas.draw()                     # texts where the page's size puts them
     overlaps = text_overlaps(fig) if CHECK_OVERLAPS else None
     if INSPECT:
         INSPECT(fig, name)
     plt.close(fig)
     out = Figure(name, title, buf.getvalue(), int(w), int(h), conclusion)
+    out.vector = vector
     out.overlaps = overlaps
     return out
 
@@ -197,15 +214,17 @@ def iteration_names(run):
     out, g = {}, 0
     for p in pts:
         for it in p.get("iterations") or []:
-            out[g] = (f"point {p.get('index')} it. {it.get('index')}" if len(pts) > 1
-                      else f"iteration {it.get('index')}")
+            ml = labels.matrix_label(p.get("matrix"))
+            pl = ml if ml and len(ml) <= 32 else f"point {p.get('index')}"
+            out[g] = f"{pl} it. {it.get('index')}" if len(pts) > 1 else f"iteration {it.get('index')}"
             g += 1
     return out
 
 
 def nodes_over_time(run, ser, conclusions, max_iterations=6):
     """Per node: memory change since the start of each phase, stacked by kind (positive
-    kinds up, negative down), used memory as a line; phases shaded over their real
+    kinds up, negative down), used memory as a line; drawn as steps from each sample
+    (no interpolation between samples, markers on a sparse series); phases shaded over their real
     time spans (run.json t0_ns/t1_ns) and named in a strip above; legends below.
     At most max_iterations iterations are drawn (see pick_iterations); a long series
     is drawn decimated (series.decimate: peaks kept).  ser: series.Series of nodestat
@@ -273,7 +292,7 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
         deltas = {k: v - v[first] for k, v in kinds.items()}
         dused = used - used[first]
         top = max(float(np.nanmax(np.abs(v), initial=0)) for v in list(deltas.values()) + [dused])
-        uname, f = units.scale_for("bytes", [top])
+        uname, f = fmt.scale_for("bytes", [top])
         if f == 1:
             uname, f = "KiB", 1024.0
         for (it_i, name), (a, b) in spans.items():
@@ -291,14 +310,19 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
             d = np.where(gap, np.nan, d[idx] / f)
             p, q = np.clip(d, 0, None), np.clip(d, None, 0)
             if np.nanmax(np.abs(p), initial=0) > 0:
-                h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2)
+                h = ax.fill_between(xs, pos, pos + p, color=KIND_COLORS[k], lw=0, zorder=2, step="post")
                 kind_handles.setdefault(k, h)
                 pos = np.where(gap, 0, pos + np.nan_to_num(p))
             if np.nanmax(np.abs(q), initial=0) > 0:
-                h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2)
+                h = ax.fill_between(xs, neg, neg + q, color=KIND_COLORS[k], lw=0, alpha=0.55, zorder=2,
+                                    step="post")
                 kind_handles.setdefault(k, h)
                 neg = np.where(gap, 0, neg + np.nan_to_num(q))
-        (ln,) = ax.plot(xs, np.where(gap, np.nan, dused[idx] / f), color="black", lw=0.9, zorder=3)
+        # steps, never ramps: a reading holds until the next sample (nothing was measured
+        # between two), and a sparse series shows where its samples are
+        sparse = len(idx) < ax.get_window_extent().width / 6
+        (ln,) = ax.plot(xs, np.where(gap, np.nan, dused[idx] / f), color="black", lw=0.9, zorder=3,
+                        drawstyle="steps-post", marker="o" if sparse else None, ms=2.5)
         kind_handles.setdefault("used (MemUsed)", ln)
         ax.axhline(0, color="0.4", lw=0.6, zorder=1)
         # general allocations of each phase from run.json: too small to see on an axis
@@ -312,7 +336,7 @@ def nodes_over_time(run, ser, conclusions, max_iterations=6):
                 span = spans.get((gi, ph.get("name")))
                 if not g.get("total") or not span:
                     continue
-                label = f"+{units.fmt(g['total'] * ps, 'bytes')} general"
+                label = f"+{fmt.value(g['total'] * ps, 'bytes')} general"
                 half = (6.2 * len(label) + 8) / 2
                 xc = (span[0] + span[1]) / 2 * ax_px
                 slot = next((i for i, e in enumerate(row_end) if xc - half >= e), None)
@@ -362,7 +386,7 @@ def isolation(run, by_phase, title):
             bottom += v
         ymax = max(ymax, bottom.max() if bottom.size else 0)
         for i, tot in enumerate(bottom):
-            ax.text(i, tot, units.num(int(tot)), ha="center", va="bottom", fontsize=8,
+            ax.text(i, tot, fmt.num(int(tot)), ha="center", va="bottom", fontsize=8,
                     color="#8a1c12" if tot else "#185c18")
         if not bottom.any():
             ax.text(0.5, 0.55, "0 general pages in every phase", transform=ax.transAxes, ha="center",
@@ -371,7 +395,7 @@ def isolation(run, by_phase, title):
                       fontsize=8)
         ax.set_title(f"private node {node}", fontsize=10, loc="left")
         ax.grid(True, axis="y", alpha=0.3)
-    axes[0][0].set_ylabel("general pages (worst iteration)")
+    axes[0][0].set_ylabel("general pages, node counters\n(worst iteration)")
     axes[0][0].set_ylim(0, max(1, ymax) * 1.18)
     h, l_ = [], []
     for ax in axes[0]:
@@ -417,15 +441,15 @@ def latency_matrix(lat, bw, title):
         mat = np.full((len(srcs), len(dsts)), np.nan)
         txt = [["" for _ in dsts] for _ in srcs]
         if kind == "lat":
-            un, f = units.scale_for("ns", [v[0] for v in d.values()])
+            un, f = fmt.scale_for("ns", [v[0] for v in d.values()])
         else:
-            un, f = units.scale_for("bytes/s", [v[0] for v in d.values()])
+            un, f = fmt.scale_for("bytes/s", [v[0] for v in d.values()])
         for (s, t), (meas, decl) in d.items():
             i, j = srcs.index(s), dsts.index(t)
             mat[i, j] = meas / f
-            txt[i][j] = f"{units.num(meas / f)}"
+            txt[i][j] = f"{fmt.num(meas / f)}"
             if decl:
-                txt[i][j] += f"\nHMAT {units.num(decl / f)}\n×{meas / decl:.2f}"
+                txt[i][j] += f"\nHMAT {fmt.num(decl / f)}\n×{meas / decl:.2f}"
         _heat(ax, fig, mat, srcs, dsts, txt, f"measured ({un})",
               "YlOrRd" if kind == "lat" else "YlGnBu")
         ax.set_title(("idle latency" if kind == "lat" else "peak bandwidth") + f" ({un})",
@@ -457,8 +481,8 @@ def loaded_latency(rows, cols, title):
         return None
     allx = [p[0] for g in groups.values() for p in g]
     ally = [p[1] for g in groups.values() for p in g]
-    bun, bf = units.scale_for("bytes/s", allx)
-    lun, lf = units.scale_for("ns", ally)
+    bun, bf = fmt.scale_for("bytes/s", allx)
+    lun, lf = fmt.scale_for("ns", ally)
     fig, ax = _new(8, 3.6)
 
     def label(key):
@@ -515,70 +539,3 @@ def _wrap(s, width):
             cur = f"{cur} {w}".strip()
     lines.append(cur)
     return "\n".join(lines[:3])
-
-
-# ---------------------------------------------------------------- compare / history
-def compare_deltas(items, runs, title):
-    """items: [(label, [(delta_pct, lo_pct, hi_pct, status) or None per run])], runs:
-    the labels of the runs compared with the baseline -> horizontal bars, one per run
-    and metric (colour: the run), 95 % CI as a line, regressions outlined in red."""
-    if not items:
-        return None
-    nr = len(runs)
-    bar_h = 0.8 / nr
-    fig, ax = _new(10, 1.2 + (0.18 + 0.16 * nr) * len(items))
-    ys = np.arange(len(items))[::-1].astype(float)
-    for ri, run in enumerate(runs):
-        off = (nr - 1) / 2 * bar_h - ri * bar_h
-        color = RUN_COLORS[ri % len(RUN_COLORS)] if nr > 1 else "#9c9c9c"
-        for y, (_, per) in zip(ys, items):
-            v = per[ri] if ri < len(per) else None
-            if v is None or v[0] is None:
-                continue
-            d, lo, hi, st = v
-            c = {"regression": "#e15759", "improvement": "#59a14f"}.get(st, color) if nr == 1 else color
-            ax.barh(y + off, d, height=bar_h * 0.9, color=c,
-                    edgecolor="#d62728" if st == "regression" else "none", lw=1.6 if st == "regression" else 0)
-            if lo is not None and hi is not None:
-                ax.plot([lo, hi], [y + off, y + off], color="black", lw=0.8)
-        if nr > 1:
-            ax.barh([np.nan], [0], color=color, label=run)
-    if nr > 1:
-        ax.barh([np.nan], [0], color="white", edgecolor="#d62728", lw=1.6, label="regression")
-        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
-    ax.axvline(0, color="0.3", lw=0.8)
-    ax.set_yticks(ys, [i[0] for i in items], fontsize=7.5)
-    ax.set_ylim(-0.6, len(items) - 0.4)
-    ax.set_xlabel("change of the mean vs the baseline (%), line: 95 % bootstrap CI")
-    ax.grid(True, axis="x", alpha=0.3)
-    _suptitle(fig, title)
-    return _render(fig, "compare", "Change per metric")
-
-
-def history(name, points, unit, better, title):
-    """points: [(x_index, label, mean, stddev, kernel, status, kernel_changed)] -> one
-    metric over runs; a dotted line where the kernel changed."""
-    fig, ax = _new(9, 3.4)
-    for p in points:
-        if len(p) > 6 and p[6]:
-            ax.axvline(p[0] - 0.5, color="0.45", lw=0.8, ls=":", zorder=0)
-    kernels = list(OrderedDict.fromkeys(p[4] for p in points))
-    un, f = units.scale_for(unit, [p[2] for p in points if p[2] is not None])
-    for i, k in enumerate(kernels):
-        pts = [p for p in points if p[4] == k and p[2] is not None]
-        ax.errorbar([p[0] for p in pts], [p[2] / f for p in pts], yerr=[(p[3] or 0) / f for p in pts],
-                    fmt="o", ms=5, capsize=3, color=NODE_COLORS[i % len(NODE_COLORS)], label=k)
-    reg = [p for p in points if p[5] == "regression"]
-    if reg:
-        ax.scatter([p[0] for p in reg], [p[2] / f for p in reg], s=160, facecolors="none",
-                   edgecolors="#d62728", linewidths=2, label="regression", zorder=5)
-    inc = [p for p in points if p[5] == "incomplete" and p[2] is not None]
-    if inc:
-        ax.scatter([p[0] for p in inc], [p[2] / f for p in inc], marker="x", s=60, color="black",
-                   label="incomplete run", zorder=5)
-    ax.set_xticks([p[0] for p in points], [p[1] for p in points], rotation=30, ha="right", fontsize=7)
-    ax.set_ylabel(f"{un}" + (f" ({better} is better)" if better else ""))
-    ax.grid(True, alpha=0.3)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8, frameon=False)
-    _title(ax, title, 10)
-    return _render(fig, "history", f"History of {name}")

@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from . import units
+from . import fmt
 from .plots import NODE_COLORS, _new, _render, _suptitle, matplotlib
 
 MAX_PANELS = 6
@@ -45,7 +45,7 @@ def spill(panels, title):
         return None
     fig, axes = _grid(len(panels), 5.6, 3.0)
     top = max(m.requested[-1] for _, m in panels)
-    uname, f = units.scale_for("bytes", [top])
+    uname, f = fmt.scale_for("bytes", [top])
     handles = {}
     for ax, (label, m) in zip(axes, panels):
         x = np.concatenate([[0.0], np.asarray(m.requested, dtype=float)]) / f
@@ -79,7 +79,7 @@ def latency_cdf(series, title):
         return None
     fig, ax = _new(9.5, 3.8)
     allv = [v for s in series for v in s[3]]
-    uname, f = units.scale_for("ns", [float(np.median(allv))])
+    uname, f = fmt.scale_for("ns", [float(np.median(allv))])
     for label, ci, stage, vals in series:
         v = np.sort(np.asarray(vals, dtype=float)) / f
         p = np.arange(1, len(v) + 1) / len(v) * 100
@@ -89,7 +89,7 @@ def latency_cdf(series, title):
     pos = [v for v in allv if v > 0]
     if pos and max(pos) / min(pos) > 20:
         ax.set_xscale("log")
-        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: units.num(float(v))))
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: fmt.num(float(v))))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.set_xlabel(f"time to fault one chunk ({uname}, log scale)")
     else:
@@ -121,7 +121,7 @@ def interleave(panels, title):
         handles.setdefault("found there (move_pages)", h2)
         for i, r in enumerate(rows):
             d = r.placed - r.expected
-            ax.text(xs[i] + 0.2, got[i], "exact" if d == 0 else units.num(int(d)) if d < 0 else "+" + units.num(int(d)),
+            ax.text(xs[i] + 0.2, got[i], "exact" if d == 0 else fmt.num(int(d)) if d < 0 else "+" + fmt.num(int(d)),
                     ha="center", va="bottom", fontsize=8, color="#185c18" if d == 0 else "#8a1c12")
         ax.set_xticks(xs, [f"node {r.node}\nweight {r.weight}" for r in rows], fontsize=8)
         ax.set_ylabel("pages")

@@ -5,10 +5,10 @@ pages on private nodes by kind, phase and source; memory per node over time;
 exhaustion spill curve and latency CDFs; interleave distribution; latency and
 bandwidth matrix against HMAT; probes; checks; metrics; workload outcomes;
 provenance and topology."""
-import json
+import re
 from collections import OrderedDict
 
-from . import plots, units
+from . import exec_report, fmt, labels, plots
 from .scenarios import section_exhaust, section_interleave
 from .html import Page
 from .load import metric_id
@@ -17,7 +17,7 @@ KINDS = list(plots.KIND_COLORS)
 
 
 def _pages_text(p, page_size=4096):
-    return f"{units.num(int(p))} pages ({units.fmt(p * page_size, 'bytes')})"
+    return fmt.pages(int(p), page_size)
 
 
 def isolation_model(run):
@@ -54,16 +54,27 @@ def isolation_model(run):
 
 
 def _isolation_title(run, by_phase):
+    """The figure's headline, in the bars' own source (the node counters); where
+    the verdict's worst reading came from the events and differs, both, labelled."""
     vnodes = run.doc["verdict"].get("nodes") or {}
-    bad = [(n, (vnodes.get(n) or {}).get("general_pages_max", sum(sum(v.values()) for v in phs.values())))
-           for n, phs in by_phase.items()]
-    bad = [(n, v) for n, v in bad if v]
     if not by_phase:
         return None
-    if not bad:
+    parts = []
+    for n, phs in by_phase.items():
+        bars = max((sum(v.values()) for v in phs.values()), default=0)
+        nv = vnodes.get(n) or {}
+        src = nv.get("sources") or {}
+        ev = src.get("events")
+        worst = nv.get("general_pages_max", bars) or 0
+        if not worst and not bars:
+            continue
+        txt = f"node {n}: {fmt.value(int(bars), 'pages')} by the counters"
+        if isinstance(ev, (int, float)) and ev != bars:
+            txt += f", {fmt.value(int(ev), 'pages')} by the events (allocations, freed ones included)"
+        parts.append(txt)
+    if not parts:
         return f"Private node{'s' if len(by_phase) > 1 else ''} {', '.join(by_phase)}: no general allocation in any phase"
-    return "General allocations on private nodes: " + "; ".join(
-        f"node {n}: {units.num(int(v))} pages" for n, v in bad)
+    return "General allocations on private nodes: " + "; ".join(parts)
 
 
 def _pass_text(v, judged):
@@ -87,8 +98,9 @@ def section_verdict(page, run):
     judged = sorted(v.get("nodes") or {}, key=int)
     ch = v.get("checks") or {}
     text = {"pass": (_pass_text(v, judged) if judged else
-                     f"Verdict: PASS — {ch.get('passed', 0)} of {ch.get('total', 0)} workload checks passed; "
-                     "no private node was judged (none in this run's roles)"),
+                     f"Verdict: PASS — {ch.get('passed', 0)} of {ch.get('total')} workload checks passed; "
+                     "no private node was judged (none in this run's roles)" if ch.get("total") else
+                     "Verdict: PASS — no private node was judged (none in this run's roles) and no workload check ran"),
             "fail": "Verdict: FAIL",
             "inconclusive": "Verdict: INCONCLUSIVE — a source the verdict depends on failed",
             "error": "Verdict: ERROR — the run failed",
@@ -104,7 +116,12 @@ def section_verdict(page, run):
                  "invisible; the phase with the fewest got "
                  f"{_e(str(bs.get('min_samples_per_phase', '?')))} sample(s).</p>")
     if v.get("reasons"):
-        page.add("<ul>" + "".join(f"<li>{_e(r)}</li>" for r in v["reasons"]) + "</ul>")
+        page.add("<ul>" + "".join(f"<li>{_e(_reason(r))}</li>" for r in v["reasons"]) + "</ul>")
+
+
+def _reason(r):
+    """A verdict reason for a reader: the run.json path it cites becomes the section."""
+    return re.sub(r" \(verdict\.checks\.failures\)", " (see Workload checks below)", str(r))
 
 
 def _e(s):
@@ -118,7 +135,10 @@ def section_isolation(page, run):
         return concl
     page.h(2, "Isolation: general pages on private nodes", "isolation")
     page.figure(plots.isolation(run, by_phase, _isolation_title(run, by_phase)),
-                "Worst iteration of each phase; kinds from the node counters, corrected for per-CPU lists.")
+                "Bars: the node counters' general pages in the worst iteration of each phase, by kind "
+                "(corrected for per-CPU lists). The events (perf collector), where the run has them, count every "
+                "general allocation including the pages freed again, so they can exceed the bars; the table "
+                "below has both sources.")
     v = run.doc["verdict"]
     rows = []
     for node, nv in sorted((v.get("nodes") or {}).items(), key=lambda kv: int(kv[0])):
@@ -136,7 +156,7 @@ def section_isolation(page, run):
     if rows:
         page.table(["private node", "verdict", "general pages (max)", "counters", "events (perf)",
                     "in workload cgroups", "outside any cgroup"],
-                   [[r[0], r[1]] + [units.num(x) for x in r[2:]] for r in rows], num_cols=(2, 3, 4, 5, 6),
+                   [[r[0], r[1]] + [fmt.num(x) for x in r[2:]] for r in rows], num_cols=(2, 3, 4, 5, 6),
                    cell_class=lambda r, c, val: ("pass" if val == "pass" else "fail" if val == "FAIL" else
                                                  "warn" if val == "inconclusive" else None) if c == 1 else None)
     dis = sorted({d for _, it, ph in run.phases() for nd in (ph.get("nodes") or {}).values()
@@ -154,7 +174,8 @@ def section_nodes(page, run, concl):
     page.h(2, "Memory per node over time", "nodes")
     fig = plots.nodes_over_time(run, ser, concl)
     page.figure(fig, "Each phase starts at 0: stacked areas are the change of each kind since the phase "
-                "began (above 0 grown, below 0 freed); the black line is used memory. "
+                "began (above 0 grown, below 0 freed); the black line is used memory. Each sample's reading is "
+                "held until the next sample (steps: nothing was measured in between). "
                 + (getattr(fig, "note", "") + " " if fig is not None else "")
                 + ("The last samples were cut short by the interruption." if run.incomplete else ""))
 
@@ -260,7 +281,7 @@ def section_probes(page, run):
     page.p(f"{len(bad)} of {len(probes)} probes put general pages on a private node"
            + (f": {', '.join(map(str, bad))}" if bad else "") + " (first iteration).",
            "fail" if bad else "pass")
-    page.table(cols, [["" if v is None else units.num(v) if isinstance(v, (int, float)) else v for v in r]
+    page.table(cols, [["" if v is None else fmt.num(v) if isinstance(v, (int, float)) else v for v in r]
                       for r in t["rows"]],
                num_cols=pages_cols, cell_class=bad_cell)
 
@@ -270,8 +291,10 @@ def section_checks(page, run):
     if not ch:
         return
     page.h(2, "Workload checks", "checks")
-    page.p(f"{ch.get('passed', 0)} of {ch.get('total', 0)} checks passed.",
-           "pass" if not ch.get("failed") else "fail")
+    if not ch.get("total"):
+        page.p("No workload check ran.", "warn")
+    else:
+        page.p(f"{ch.get('passed', 0)} of {ch.get('total')} checks passed.", "pass" if not ch.get("failed") else "fail")
     f = ch.get("failures") or []
     if f:
         agg = OrderedDict()
@@ -279,7 +302,7 @@ def section_checks(page, run):
             k = (x.get("phase"), x.get("workload"), x.get("name"), str(x.get("expected")))
             agg.setdefault(k, []).append(x.get("observed"))
         page.table(["phase", "workload", "check", "expected", "observed (per iteration)"],
-                   [[k[0], k[1], k[2], k[3], ", ".join(units.num(o) for o in obs)] for k, obs in agg.items()])
+                   [[k[0], k[1], k[2], k[3], ", ".join(fmt.num(o) for o in obs)] for k, obs in agg.items()])
 
 
 def section_metrics(page, run):
@@ -287,16 +310,32 @@ def section_metrics(page, run):
     if not ms:
         return
     page.h(2, "Metrics (over iterations)", "metrics")
+    many = int(len(run.doc.get("points") or []) > 1)
     rows = []
     for p, m in ms:
-        vals = [m.get(k) for k in ("median", "mean", "min", "max")]
-        sc = units.scale_for(m.get("unit"), [v for v in vals if isinstance(v, (int, float))])
-        cv = (100 * m["stddev"] / abs(m["mean"])) if m.get("mean") and m.get("stddev") is not None else None
-        rows.append([m.get("phase"), m.get("workload"), metric_id(m), units.fmt(m.get("median"), m.get("unit"), sc),
-                     units.fmt(m.get("mean"), m.get("unit"), sc) + " ± " + units.fmt(m.get("stddev"), m.get("unit"), sc),
-                     f"{cv:.1f} %" if cv is not None else "–", m.get("n"), m.get("better") or "–"])
-    page.table(["phase", "workload", "metric", "median", "mean ± stddev", "CV", "n", "better"], rows,
-               num_cols=(3, 4, 5, 6))
+        u, n = m.get("unit"), m.get("n") or 0
+        # one sample has no spread: no "± 0", no "CV 0.0 %"
+        spread = n > 1 and m.get("stddev") is not None
+        cv = (100 * m["stddev"] / abs(m["mean"])) if spread and m.get("mean") else None
+        rows.append(([labels.matrix_label(p.get("matrix")) or f"point {p.get('index')}"] if many else [])
+                    + [m.get("phase") or "–", m.get("workload") or "–", metric_id(m), fmt.value(m.get("median"), u),
+                     fmt.value(m.get("mean"), u) + (" ± " + fmt.value(m.get("stddev"), u) if spread else ""),
+                     fmt.pct(cv) if cv is not None else "–", fmt.num(n), m.get("better") or "–"])
+    page.table((["point"] if many else []) + ["phase", "workload", "metric", "median", "mean ± stddev", "CV", "n",
+                                              "better"], rows,
+               num_cols=tuple(c + many for c in (3, 4, 5, 6)))
+
+
+def _as_expected(w):
+    """'yes' only for a workload that ran (status ok) and whose outcome says so;
+    a failed or skipped one never is, whatever its outcome defaults to."""
+    st = w.get("status")
+    if st == "skipped":
+        return "no (skipped)"
+    if st != "ok":
+        return f"NO ({st or 'no status'})"
+    ae = (w.get("outcome") or {}).get("as_expected")
+    return "yes" if ae is True else "NO" if ae is False else "not recorded"
 
 
 def section_workloads(page, run):
@@ -304,19 +343,26 @@ def section_workloads(page, run):
     seen = set()
     for _, it, ph, i, w in run.workloads():
         oc = w.get("outcome") or {}
-        odd = w.get("status") != "ok" or not oc.get("as_expected", True)
+        expected = _as_expected(w)
+        odd = expected != "yes"
         key = (ph["name"], i)
         if key in seen and not odd:
             continue
         seen.add(key)
         rows.append([it.get("index"), ph["name"], w.get("workload"), w.get("role"), w.get("status"),
-                     oc.get("end"), "yes" if oc.get("as_expected", True) else "NO",
+                     oc.get("end") or "–", expected,
                      w.get("reason") or oc.get("detail") or "; ".join(w.get("notes") or []) or ""])
     if rows:
         page.h(2, "Workloads", "workloads")
         page.p("First iteration, plus every workload of any iteration that failed or ended unexpectedly.", "small")
         page.table(["iteration", "phase", "workload", "role", "status", "ended", "as expected", "detail"], rows,
-                   cell_class=lambda r, c, v: "fail" if (c == 4 and v not in ("ok", "skipped")) or (c == 6 and v == "NO") else None)
+                   cell_class=lambda r, c, v: "fail" if (c == 4 and v not in ("ok", "skipped")) or
+                   (c == 6 and v.startswith("NO")) else "warn" if c == 6 and v != "yes" else None)
+
+
+def _tool(d):
+    t = d.get("tool") or {}
+    return f"{t.get('name') or 'pnbench'} {t.get('version') or '(version not recorded)'}"
 
 
 def section_provenance(page, run):
@@ -324,11 +370,12 @@ def section_provenance(page, run):
     k = d["kernel"]
     s = k.get("series") or {}
     page.h(2, "Provenance", "provenance")
-    rows = [["tool", f"{d.get('tool', {}).get('name')} {d.get('tool', {}).get('version')}"],
-            ["host", f"{d.get('host', {}).get('hostname')} ({d.get('host', {}).get('machine')}, "
-                     f"{d.get('host', {}).get('ncpus_online')} CPUs)"],
+    host = d.get("host") or {}
+    rows = [["tool", _tool(d)],
+            ["host", f"hostname {host.get('hostname') or '–'} ({host.get('machine') or '?'}, "
+                     f"{fmt.num(host.get('ncpus_online'))} CPUs)"],
             ["kernel", k.get("release")],
-            ["kernel series", f"{s.get('id')} (mode {s.get('mode')})" if s.get("id") else
+            ["kernel series", f"{s.get('id')} (mode {s.get('mode') or 'none recorded'})" if s.get("id") else
              "none (stock kernel" + (", private nodes supported" if s.get("private_nodes_supported") else "") + ")"],
             ["kernel cmdline", k.get("cmdline")],
             ["kconfig sha256", k.get("kconfig_sha256")],
@@ -340,12 +387,13 @@ def section_provenance(page, run):
             ["roles", f"private [{d['roles'].get('private')}]{' (found by the kernel)' if d['roles'].get('private_auto') else ''}, dram [{d['roles'].get('dram')}]"]]
     files = run.series_files
     if files:
-        rows.append(["series files", "; ".join(f"{f}: {units.num(n)} rows, checked" if n is not None else
+        rows.append(["series files", "; ".join(f"{f}: {fmt.num(n)} rows, checked" if n is not None else
                                                f"{f}: not in the run directory, not checked" for f, n in files)])
     acc = d.get("accounting") or {}
     if acc:
         cg = acc.get("cgroup") or {}
-        rows.append(["accounting", f"counters refreshed: {acc.get('counters_refreshed')}; cgroup v{cg.get('version')}"
+        rows.append(["accounting", f"counters refreshed: {fmt.num(bool(acc.get('counters_refreshed')))}; "
+                     f"cgroup v{cg.get('version') or '–'}"
                      + (f" ({cg.get('reason')})" if cg.get("reason") else "")])
     for kk, vv in (k.get("sysctls") or {}).items():
         rows.append([f"sysctl {kk}", vv])
@@ -365,8 +413,8 @@ def section_provenance(page, run):
         page.h(3, "Topology")
         page.table(["node", "role", "CPUs", "memory", "tier", "subtype", "private memory (kernel)"],
                    [[n.get("id"), "private" if n.get("id") in priv else "DRAM" if n.get("id") in dram else "–",
-                     n.get("cpus") or "none", units.fmt(n.get("mem_total_bytes"), "bytes"), n.get("memory_tier", "–"),
-                     n.get("subtype") or "–", units.num(n.get("has_private_memory"))] for n in nodes],
+                     n.get("cpus") or "none", fmt.value(n.get("mem_total_bytes"), "bytes"), n.get("memory_tier"),
+                     n.get("subtype") or "–", fmt.num(n.get("has_private_memory"))] for n in nodes],
                    num_cols=(3,))
         dist = topo.get("distances") or {}
         if dist:
@@ -391,6 +439,7 @@ def build(run):
     section_verdict(page, run)
     page.nav_here()
     concl = section_isolation(page, run)
+    exec_report.section(page, run)
     section_nodes(page, run, concl)
     section_exhaust(page, run)
     section_interleave(page, run)
@@ -400,6 +449,6 @@ def build(run):
     section_metrics(page, run)
     section_workloads(page, run)
     section_provenance(page, run)
-    page.add(f'<p class="small">run.json sha256-prefixed size {len(run.raw)} bytes; '
-             f'report by pnreport from {_e(json.dumps(d.get("tool")))}.</p>')
+    page.add(f'<p class="small">run.json: {_e(fmt.bytes_(len(run.raw)))}; '
+             f'report by pnreport of {_e(_tool(d))}.</p>')
     return page

@@ -12,7 +12,7 @@ A section draws the first iteration of every matrix point (every phase that runs
 the workload); the interleave verdict counts every iteration."""
 from collections import OrderedDict
 
-from . import plots_scenario, units
+from . import plots_scenario, fmt
 
 
 def table(w, name):
@@ -134,7 +134,7 @@ def spill_title(run, models):
     if len(paths) == 1:
         m = models[0][1]
         off = [n for n in m.order if n not in m.policy_nodes]
-        head = f"Spill order {m.path()}" + (f" (node {off[0]} from {units.fmt(m.first_at.get(off[0]), 'bytes')})"
+        head = f"Spill order {m.path()}" + (f" (node {off[0]} from {fmt.value(m.first_at.get(off[0]), 'bytes')})"
                                             if off and m.first_at.get(off[0]) is not None else "")
     else:
         head = "Spill order " + "; ".join(f"{', '.join(ls)}: {p}" for p, ls in paths.items())
@@ -145,7 +145,7 @@ def spill_title(run, models):
     tail = ", no OOM kill" if not oom and not bad_end else f", {oom} OOM kill(s)" + (
         f", ended {', '.join(bad_end)}" if bad_end else "")
     if leaks:
-        tail += "; " + ", ".join(f"private node {n} took {units.num(int(p))} pages outside the policy"
+        tail += "; " + ", ".join(f"private node {n} took {fmt.num(int(p))} pages outside the policy"
                                  for n, p in leaks.items())
     return head + tail
 
@@ -155,7 +155,7 @@ def cdf_title(models):
     for stage, what in (("before", "on the policy's nodes"), ("after", "after the spill")):
         vals = sorted(v for _, m in models for v in m.latency(stage))
         if vals:
-            parts.append(f"p50 {units.fmt(vals[len(vals) // 2], 'ns')} {what}")
+            parts.append(f"p50 {fmt.value(vals[len(vals) // 2], 'ns')} {what}")
     return "Chunk fault latency: " + ", ".join(parts) if parts else "Chunk fault latency"
 
 
@@ -169,7 +169,7 @@ def section_exhaust(page, run):
     page.figure(plots_scenario.spill(shown, spill_title(run, models)),
                 "First iteration of each point. Stacked: bytes placed on each node (from the census of each "
                 f"chunk, table spill_curve) against the bytes requested so far, in chunks of "
-                f"{units.fmt(chunk, 'bytes')}; hatched: nodes off the policy; dashed: the first chunk with pages "
+                f"{fmt.value(chunk, 'bytes')}; hatched: nodes off the policy; dashed: the first chunk with pages "
                 "off the policy's nodes.")
     series = []
     for i, (label, m) in enumerate(shown):
@@ -182,7 +182,7 @@ def section_exhaust(page, run):
     for label, m in models:
         for n in m.order:
             rows.append([label, f"node {n}", "yes" if n in m.policy_nodes else "no",
-                         units.fmt(m.first_at.get(n), "bytes"), units.num(m.total.get(n))])
+                         fmt.value(m.first_at.get(n), "bytes"), fmt.num(m.total.get(n))])
     page.table(["run", "node (in order reached)", "policy node", "first reached at", "pages"], rows,
                num_cols=(3, 4), cell_class=lambda r, c, v: "fail" if c == 2 and v == "no"
                and rows[r][1] in {f"node {n}" for n in run.private_nodes()} else None)
@@ -214,7 +214,7 @@ def section_interleave(page, run):
     page.h(2, "Interleave: pages per node against the configured weights", "interleave")
     title = (f"Interleave matches the weights page for page in {exact} of {total} runs"
              if exact == total else
-             f"Interleave off the weights by up to {units.num(int(worst))} pages "
+             f"Interleave off the weights by up to {fmt.num(int(worst))} pages "
              f"(exact in {exact} of {total} runs)")
     page.figure(plots_scenario.interleave(panels, title),
                 "First iteration of each point (table interleave_map); the title counts every iteration. "

@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from .load import InputError
+from .errors import InputError
 
 CHUNK_ROWS = 2048       # lines parsed at a time: bounds the parser's memory
 HEAD = ["t_ns", "iteration", "phase"]

@@ -1,5 +1,6 @@
-"""`report summary DIR`: the run in a few lines of text (status first)."""
-from . import units
+"""`report summary DIR [-v]`: the run in a few lines of text (status first); an
+--exec run's pages per node and the events' attribution (-v: more rows)."""
+from . import exec_report, fmt
 from .load import load_run, metric_id
 
 
@@ -12,12 +13,13 @@ def main(a):
         print("  INCOMPLETE: only the phases that finished are below")
     print(f"roles: private [{d['roles'].get('private')}] dram [{d['roles'].get('dram')}]")
     for p, m in run.summary_metrics():
-        sc = units.scale_for(m.get("unit"), [m.get("median") or 0])
         print(f"  {m.get('phase')}/{m.get('workload')}: {metric_id(m):44s} median "
-              f"{units.fmt(m.get('median'), m.get('unit'), sc):>14s} (n={m.get('n')})")
+              f"{fmt.value(m.get('median'), m.get('unit'), html=False):>14s} (n={m.get('n')})")
+    for line in exec_report.text(run, getattr(a, "verbose", False)):
+        print(line)
     v = d["verdict"]
     for node, nv in sorted((v.get("nodes") or {}).items(), key=lambda kv: int(kv[0])):
-        print(f"  private node {node}: {nv.get('general_pages_max')} general pages at most"
+        print(f"  private node {node}: {fmt.value(nv.get('general_pages_max'), 'pages')} of general allocations at most"
               + (" (inconclusive)" if nv.get("inconclusive") else ""))
     ch = v.get("checks") or {}
     if ch:

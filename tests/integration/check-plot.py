@@ -86,7 +86,7 @@ def check_synthetic(d):
     out = os.path.join(d, "synthetic.png")
     with open(out, "wb") as fh:
         fh.write(fig.png)
-    check_png(out, 1200, 670)
+    check_png(out, 1200 * plots.PNG_DPI // plots.DPI, 670 * plots.PNG_DPI // plots.DPI)
 
 
 def inspect(fig):

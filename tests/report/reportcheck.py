@@ -96,9 +96,11 @@ def check_page(tc, path, expect_plots=()):
         tc.assertTrue(src.startswith("data:image/png;base64,"), f"{path}: plot {name} not embedded")
         data = base64.b64decode(src.split(",", 1)[1])
         w, h = png_size(data)
-        tc.assertEqual((w, h), (int(imgs[0]["width"]), int(imgs[0]["height"])),
-                       f"{path}: plot {name}: PNG {w}x{h}, <img> says otherwise")
-        tc.assertTrue(300 <= w <= 2400 and 150 <= h <= 2400, f"{path}: plot {name}: odd size {w}x{h}")
+        cw, ch = int(imgs[0]["width"]), int(imgs[0]["height"])
+        # the PNG holds PNG_DPI / DPI (150 / 100) times the pixels of its size on the page
+        tc.assertTrue(abs(w - cw * 1.5) <= 1.5 and abs(h - ch * 1.5) <= 1.5,
+                      f"{path}: plot {name}: PNG {w}x{h}, <img> {cw}x{ch}: not 150 dpi of it")
+        tc.assertTrue(300 <= cw <= 2400 and 150 <= ch <= 2400, f"{path}: plot {name}: odd size {cw}x{ch}")
         assert_not_blank(tc, data, f"{path}: plot {name}")
         n_ov, which = f.overlaps[name]
         tc.assertEqual(n_ov, "0", f"{path}: plot {name}: overlapping labels: {which}")
