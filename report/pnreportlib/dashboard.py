@@ -19,7 +19,7 @@ import re
 import sys
 from collections import OrderedDict
 
-from . import compare, fmt, plots_compare
+from . import compare, fmt, ingest, plots_compare
 from .html import Page
 from .labels import point_label, run_config_label
 from .indexdb import INDEX_VERSION, TABLES, open_index
@@ -387,14 +387,13 @@ def main_load(a):
 
 
 def main(a):
-    from . import ingest
     cfg = compare.load_config(a.config)
     om, rest = ingest.split_paths(a.results or [])    # OpenMetrics files are runs too
     dirs = find_runs(rest) if rest else []
     db = connect(a.db) if dirs or om else open_index(a.db, create=False)
     try:
         counts, bad = load(db, dirs)
-        ingest.load(db, om, counts, bad)
+        ingest.load(db, om, counts, bad, index_run)
         db.commit()
         nser = write_pages(db, a.output, cfg)
         total = db.q("SELECT COUNT(*) FROM runs")[0][0]

@@ -124,9 +124,9 @@ class OmRun(Run):
         self._series, self.series_files = {}, None
 
 
-def load(db, files, counts, bad, dry_run=False):
-    """Index each file into db (as dashboard.load does run directories)."""
-    from .dashboard import index_run
+def load(db, files, counts, bad, index_run, dry_run=False):
+    """Index each file into db with index_run (the dashboard's, as it indexes
+    run directories; passed in so that this module stays below it)."""
     for f in files:
         try:
             run = OmRun(f)
