@@ -68,6 +68,22 @@ int pn_placement_verify(const void *addr, size_t len, const struct pn_nodeset *i
 	return 0;
 }
 
+/* Has the guard refused `what` before in this process?  A run refuses the
+ * same workload in every phase and point; the first refusal is printed, the
+ * rest only recorded (each phase's result still gives the reason). */
+static bool guard_said(const char *what)
+{
+	static char said[16][128];
+	static unsigned int n;
+
+	for (unsigned int i = 0; i < n && i < PN_ARRAY_SIZE(said); i++)
+		if (!strncmp(said[i], what, sizeof(said[i]) - 1))
+			return true;
+	snprintf(said[n % PN_ARRAY_SIZE(said)], sizeof(said[0]), "%s", what);
+	n++;
+	return false;
+}
+
 int pn_mem_guard(uint64_t bytes, double share, const char *what)
 {
 	return pn_mem_guard_except(bytes, share, NULL, what);
@@ -100,6 +116,10 @@ int pn_mem_guard_except(uint64_t bytes, double share, const struct pn_nodeset *e
 	pn_format_size(bytes, b, sizeof(b));
 	pn_format_size(avail, a, sizeof(a));
 	pn_format_size(limit, l, sizeof(l));
+	if (guard_said(what))
+		return pn_error_again(-ENOMEM,
+				      "%s: %s is more than %.0f%% of MemAvailable (%s): limit %s",
+				      what, b, share * 100.0, a, l);
 	return pn_error(-ENOMEM, "%s: %s is more than %.0f%% of MemAvailable (%s): limit %s", what,
 			b, share * 100.0, a, l);
 }

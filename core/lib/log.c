@@ -46,6 +46,21 @@ int pn_error(int err, const char *fmt, ...)
 	return err;
 }
 
+int pn_error_again(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(last_error, sizeof(last_error), fmt, ap);
+	va_end(ap);
+	if (pn_log_level >= PN_LOG_DEBUG) {
+		va_start(ap, fmt);
+		vlog("error (again): ", fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
 void pn_warn(const char *fmt, ...)
 {
 	va_list ap;

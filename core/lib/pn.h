@@ -39,6 +39,9 @@ __attribute__((format(printf, 2, 3))) int pn_error(int err, const char *fmt, ...
  * a result's reason can say what failed, not only strerror. */
 const char *pn_last_error(void);
 void pn_clear_error(void);
+/* pn_error() for a failure already reported once: recorded as the last error
+ * (a result's reason still says it), logged only at debug level. */
+__attribute__((format(printf, 2, 3))) int pn_error_again(int err, const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_warn(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_info(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void pn_debug(const char *fmt, ...);

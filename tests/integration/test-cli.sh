@@ -420,6 +420,27 @@ else
 	notok "run --progress" "$(grep progress "$T/mxp.err" "$T/mx.err" | head -n 4)"
 fi
 
+# The memory guard's refusal: printed once (the first phase's error and its
+# outcome line), not once per phase; every phase's result still says why.
+cat >"$T/guard3.json" <<'EOF'
+{"name": "guard", "nodes": {"private": "auto"}, "phases": [
+ {"name": "a", "workloads": [{"workload": "explicit", "params": {"size": "64T", "nodes": "private"}}]},
+ {"name": "b", "workloads": [{"workload": "explicit", "params": {"size": "64T", "nodes": "private"}}]},
+ {"name": "c", "workloads": [{"workload": "explicit", "params": {"size": "64T", "nodes": "private"}}]}]}
+EOF
+pnrun run "$T/guard3.json" --private 0 -o "$T/guard3" >/dev/null 2>"$T/guard3.err"
+if grep -q 'skipped' "$T/guard3.err"; then
+	skip "the memory guard's refusal printed once" "explicit does not run here: $(grep -m1 skipped "$T/guard3.err")"
+elif [ "$(grep -c 'more than 50% of MemAvailable' "$T/guard3.err")" -eq 2 ] &&
+	[ "$($PY -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+print(sum("MemAvailable" in (w.get("reason") or "")
+          for ph in d["points"][0]["iterations"][0]["phases"] for w in ph["workloads"]))' "$T/guard3/run.json")" -eq 3 ]; then
+	ok "the memory guard's refusal is printed once for three phases, and each phase's result gives it"
+else
+	notok "the memory guard's refusal printed once" "$(grep -c MemAvailable "$T/guard3.err") lines" "$(head -n 8 "$T/guard3.err")"
+fi
+
 # ---- needs more than one node ----
 if [ "$nodes" -lt 2 ]; then
 	skip "explicit interleave across two real nodes" "needs >=2 NUMA nodes, this machine has $nodes"
