@@ -2,6 +2,7 @@
 /*
  * fmt.c - numbers for people (fmt.h has the rules).
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -139,4 +140,25 @@ const char *pn_fmt_unit(double v, const char *unit, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%s %s", num, u);
 	return buf;
+}
+
+/* a and b alike but for their figures ("22.8 GiB" and "22.9 GiB") */
+bool pn_fmt_same_but_figures(const char *a, const char *b)
+{
+	for (;;) {
+		bool fa = isdigit((unsigned char)*a), fb = isdigit((unsigned char)*b);
+
+		if (fa != fb)
+			return false;
+		if (fa) {
+			a += strspn(a, "0123456789.");
+			b += strspn(b, "0123456789.");
+			continue;
+		}
+		if (*a != *b)
+			return false;
+		if (!*a)
+			return true;
+		a++, b++;
+	}
 }

@@ -18,6 +18,7 @@
 #ifndef PN_FMT_H
 #define PN_FMT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,5 +38,9 @@ const char *pn_fmt_number(double v, char *buf, size_t len);
  * "count", "pages", "pages/s", ...) by the rules above; an unknown unit
  * follows the number ("12 pages/s"). */
 const char *pn_fmt_unit(double v, const char *unit, char *buf, size_t len);
+
+/* a and b alike but for their figures (runs of digits and dots: "22.8 GiB"
+ * and "22.9 GiB"): the same message with other numbers */
+bool pn_fmt_same_but_figures(const char *a, const char *b);
 
 #endif /* PN_FMT_H */

@@ -6,7 +6,6 @@
  * collectors' totals.  What the verdict judges it also records in C as it
  * goes (pn_verdict_record_*: checks, the --exec status, node readings).
  */
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +14,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "core/lib/fmt.h"
 #include "phase.h"
 
 /* ------------------------------------------------------------ outcomes */
@@ -82,30 +82,9 @@ static cJSON *cgroup_json(const struct phase *p, const struct slot *s)
 	return leaf_json(p, s->child.cg_path, s->w.memory_max, s->w.memory_high, s->cgn);
 }
 
-/* a and b alike but for their figures ("22.8 GiB" and "22.9 GiB") */
-static bool same_but_figures(const char *a, const char *b)
-{
-	for (;;) {
-		bool fa = isdigit((unsigned char)*a), fb = isdigit((unsigned char)*b);
-
-		if (fa != fb)
-			return false;
-		if (fa) {
-			a += strspn(a, "0123456789.");
-			b += strspn(b, "0123456789.");
-			continue;
-		}
-		if (*a != *b)
-			return false;
-		if (!*a)
-			return true;
-		a++, b++;
-	}
-}
-
 static void say_why(struct run *r, const struct slot *s, const char *why)
 {
-	if (same_but_figures(r->last_why, why))
+	if (pn_fmt_same_but_figures(r->last_why, why))
 		return; /* once, not once per phase, iteration or point */
 	snprintf(r->last_why, sizeof(r->last_why), "%s", why);
 	if (s->skipped)

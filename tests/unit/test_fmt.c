@@ -100,6 +100,21 @@ static void test_unit(void **state)
 	assert_string_equal(pn_fmt_unit(NAN, "pages", b, sizeof(b)), "-");
 }
 
+/* The runner's "same reason, other figures" test (the memory guard's
+ * refusal printed once while MemAvailable moves). */
+static void test_same_but_figures(void **state)
+{
+	(void)state;
+	assert_true(pn_fmt_same_but_figures("23.8 GiB > 90% of 22.8 GiB",
+					    "23.8 GiB > 90% of 22.9 GiB"));
+	assert_true(pn_fmt_same_but_figures("", ""));
+	assert_true(pn_fmt_same_but_figures("limit 9", "limit 10.25"));
+	assert_false(pn_fmt_same_but_figures("limit 9 GiB", "limit 9 MiB"));
+	assert_false(pn_fmt_same_but_figures("limit 9", "limit"));
+	assert_false(pn_fmt_same_but_figures("node 1 failed", "node 1 failed twice"));
+	assert_false(pn_fmt_same_but_figures("a1", "ab"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -109,6 +124,7 @@ int main(void)
 		cmocka_unit_test(test_ns),
 		cmocka_unit_test(test_ratio_pct_number),
 		cmocka_unit_test(test_unit),
+		cmocka_unit_test(test_same_but_figures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
