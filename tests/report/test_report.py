@@ -30,6 +30,7 @@ import test_fmt  # noqa: E402
 import test_golden  # noqa: E402
 import test_pages  # noqa: E402
 import test_robust  # noqa: E402
+import test_width  # noqa: E402
 
 GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
 Robust = test_robust.Robust
@@ -39,6 +40,7 @@ Labels = test_exec.Labels
 ExecReport = test_exec.ExecReport
 Pages = test_pages.Pages
 FigureFiles = test_pages.FigureFiles
+Width = test_width.Width
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
