@@ -425,8 +425,9 @@ def render(doc, width=textout.WIDTH):
     if off:
         out.append(f"{len(off)} cell(s) not as expected:")
         for c, k, r in off:
-            out.append(f"  {c['kernel']}/{c['topology']}: {label.get(k, k)}: got {r['text']}, "
-                       f"expected {r['expected']} (model {c['model']}; results {c['runs'].get(k, c['kernel'])})")
+            out.append(f"  {c['kernel']}/{c['topology']}: {k}: got {r['text']}, "
+                       f"expected {r['expected']}")
+            out.append(f"    model {c['model']}; results {c['runs'].get(k, c['kernel'])}")
             if r.get("detail"):
                 out.append(f"    {r['detail']}")
     else:

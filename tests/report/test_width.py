@@ -168,4 +168,5 @@ class Width(Case):
                         self.assertEqual(cells[(t, k, i)], want, f"{online} {c['kernel']} {k}")
             self.assertEqual(sum(v.startswith("✗") for v in cells.values()), 1)
             self.assertIn("1 cell(s) not as expected:", text)
+            self.assertIn("  private/reference-movable: pressure: got 7 pages, expected 0 pages\n", text)
             self.assertIn("✗ not as expected", text)
