@@ -19,7 +19,7 @@ import os
 import sys
 from collections import OrderedDict
 
-from . import fmt, labels, stats
+from . import fmt, labels, stats, textout
 from .html import Page
 from .load import InputError, labels_str, load_run, read_json
 from .outfile import write_file
@@ -229,7 +229,7 @@ def _unchanged(r):
         and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0)
 
 
-def side_by_side(res, show_all=False):
+def side_by_side(res, show_all=False, html=True):
     """One row per metric, a column group per run: (groups, headers, rows, statuses);
     statuses[row][run] for the runs after the baseline."""
     runs = res["runs"]
@@ -242,12 +242,12 @@ def side_by_side(res, show_all=False):
             continue
         b = r["baseline"]
         row = [mid(r) + {"higher": " ↑", "lower": " ↓"}.get(r["better"], ""),
-               _msd(r, b)]
+               _msd(r, b, html)]
         for v in r["vs"]:
             if v["status"] == "missing":
                 row += ["–", "", "only in A" if v.get("only_in") == "baseline" else "not in A"]
                 continue
-            row += [_msd(r, v),
+            row += [_msd(r, v, html),
                     fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–",
                     ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")]
         rows.append(row)
@@ -255,54 +255,119 @@ def side_by_side(res, show_all=False):
     return groups, headers, rows, sts
 
 
-def render_side_by_side_text(res, show_all=False):
-    groups, headers, rows, _ = side_by_side(res, show_all)
-    if not rows:
-        return ["", "== side by side: no metric changed significantly against any run"]
+def _side_by_side_wide(groups, headers, rows):
+    """One line per metric, a column group per run (when that fits)."""
     cols = len(headers)
-    w = [max(len(x[i]) for x in rows + [headers]) for i in range(cols)]
+    w = [max(textout.width(x[i]) for x in rows + [headers]) for i in range(cols)]
     # widen the last column of each group to fit its label
     c = 0
     for text, span in groups:
-        need = len(text) - (sum(w[c:c + span]) + 2 * (span - 1))
+        need = textout.width(text) - (sum(w[c:c + span]) + 2 * (span - 1))
         if need > 0:
             w[c + span - 1] += need
         c += span
 
     def line(x):
-        return "  ".join(x[i].ljust(w[i]) if i == 0 or headers[i] == "mark" else x[i].rjust(w[i])
+        return "  ".join(textout.pad(x[i], w[i], not (i == 0 or headers[i] == "mark"))
                          for i in range(cols)).rstrip()
     top, c = [], 0
     for text, span in groups:
-        top.append(text.ljust(sum(w[c:c + span]) + 2 * (span - 1)))
+        top.append(textout.pad(text, sum(w[c:c + span]) + 2 * (span - 1)))
         c += span
-    out = ["", "== side by side (one row per metric; change and mark against A)", "  ".join(top).rstrip(),
-           line(headers)]
-    out.append("-" * len(out[-1]))
-    out.extend(line(x) for x in rows)
-    return out
+    out = ["  ".join(top).rstrip(), line(headers)]
+    out.append("-" * textout.widest(out[-1:] + [line(x) for x in rows]))
+    return out + [line(x) for x in rows]
 
 
-def _fmt_pair(r, v):
-    return fmt.value(v, r["unit"])
+def _side_by_side_stacked(headers, rows):
+    """Each metric on a line of its own, then a line per run (A, B, C...)."""
+    body = []
+    for x in rows:
+        body.append(x[0])
+        body.append(["A", x[1], "", ""])
+        for i in range(2, len(x), 3):
+            body.append([chr(ord("A") + (i + 1) // 3), x[i], x[i + 1], x[i + 2]])
+    return ["metric"] + textout.grid(["run", "mean ± sd (n)", "change", "mark"], body, right=(1, 2), indent="  ")
 
 
-def _msd(r, s):
+def render_side_by_side_text(res, show_all=False):
+    """Every run against A: one line per metric when that fits WIDTH columns,
+    else the metric on its own line and a line per run below it."""
+    groups, headers, rows, _ = side_by_side(res, show_all, html=False)
+    if not rows:
+        return ["", "== side by side: no metric changed significantly against any run"]
+    out = _side_by_side_wide(groups, headers, rows)
+    if textout.widest(out) > textout.WIDTH:
+        out = _side_by_side_stacked(headers, rows)
+    return ["", "== side by side (change and mark against A)"] + out
+
+
+def _fmt_pair(r, v, html=True):
+    return fmt.value(v, r["unit"], html)
+
+
+def _msd(r, s, html=True):
     """'mean ± sd (n)'; one sample has no spread: 'value (n=1)'."""
     if not s.get("n"):
         return "–"
     if s["n"] == 1 or s.get("stddev") is None:
-        return f"{_fmt_pair(r, s['mean'])} (n={s['n']})"
-    return f"{_fmt_pair(r, s['mean'])} ± {_fmt_pair(r, s['stddev'])} ({s['n']})"
+        return f"{_fmt_pair(r, s['mean'], html)} (n={s['n']})"
+    return f"{_fmt_pair(r, s['mean'], html)} ± {_fmt_pair(r, s['stddev'], html)} ({s['n']})"
+
+
+def _pair_lines(res, oi, show_all, hidden):
+    """Rows of the table of run oi against A: (metric, A, run, change, p, CI, mark)."""
+    L = chr(ord("A") + oi)
+    lines = []
+    for ri, r in enumerate(res["metrics"]):
+        v = r["vs"][oi - 1]
+        if not show_all and v["status"] in ("no change", "info") \
+                and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0):
+            hidden.add(ri)
+            continue
+        ca = _msd(r, r["baseline"], False)
+        if v["status"] == "missing":
+            if k_only := v.get("only_in"):
+                ca = ca if k_only == "baseline" else "(not in A)"
+            lines.append((mid(r), ca, "(not in " + L + ")" if v.get("only_in") == "baseline" else
+                          "only here", "", "", "", ""))
+            continue
+        d = fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–"
+        p = f"{v['p']:.3f}" if v.get("p") is not None else "–"
+        ci = (f"[{_fmt_pair(r, v['ci'][0], False)}, {_fmt_pair(r, v['ci'][1], False)}]"
+              if v["ci"][0] is not None else ("static" if r["kind"] == "isolation" else "–"))
+        mark = ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")
+        lines.append((mid(r), ca, _msd(r, v, False), d, p, ci, mark))
+    return lines
+
+
+def _pair_table(L, lines):
+    """One line per metric when that fits WIDTH columns, else the metric on its
+    own line, A's and the run's numbers on a line each below it."""
+    hdr = ("metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p", f"95% CI {L}-A", "")
+    out = textout.grid(hdr, [list(x) for x in lines], right=(1, 2, 3, 4, 5), w=1 << 30)
+    if textout.widest(out) <= textout.WIDTH:
+        return out
+    body = []
+    for x in lines:
+        body += [x[0], ["A", x[1], "", "", "", ""], [L, x[2], x[3], x[4], x[5], x[6]]]
+    return ["metric"] + textout.grid(["run", "mean ± sd (n)", "change", "p", f"95% CI {L}-A", ""], body,
+                                     right=(1, 2, 3, 4), indent="  ")
 
 
 def render_text(res, show_all=False):
-    """One table per run against the baseline (A), LKP ncompare-like but labelled."""
+    """One table per run against the baseline (A), LKP ncompare-like but labelled;
+    every line at most textout.WIDTH (100) columns."""
     out = []
     runs = res["runs"]
     for i, r in enumerate(runs):
-        out.append(f"{chr(ord('A') + i)}: {r['kernel']}  ({r['path']}, {r['state']}, "
-                   f"verdict {r['verdict']})" + ("  <- baseline" if i == 0 else ""))
+        head = f"{chr(ord('A') + i)}: {r['kernel']}"
+        where = f"({r['path']}, {r['state']}, verdict {r['verdict']})"
+        base = "  <- baseline" if i == 0 else ""
+        if textout.width(f"{head}  {where}{base}") <= textout.WIDTH:
+            out.append(f"{head}  {where}{base}")
+        else:       # the run's directory on a line of its own
+            out += [head + base, "   " + where]
     if len({r["config_sha256"] for r in runs}) > 1:
         out.append("note: the runs used different configs (config sha256 differs)")
     if len(runs) > 2:
@@ -310,40 +375,13 @@ def render_text(res, show_all=False):
     hidden = set()
     for oi in range(1, len(runs)):
         L = chr(ord("A") + oi)
-        lines = []
-        for ri, r in enumerate(res["metrics"]):
-            v = r["vs"][oi - 1]
-            if not show_all and v["status"] in ("no change", "info") \
-                    and not (r["kind"] == "isolation" and (r["baseline"]["max"] or 0) > 0):
-                hidden.add(ri)
-                continue
-            b = r["baseline"]
-            ca = _msd(r, b)
-            if v["status"] == "missing":
-                if k_only := v.get("only_in"):
-                    ca = ca if k_only == "baseline" else "(not in A)"
-                lines.append((mid(r), ca, "(not in " + L + ")" if v.get("only_in") == "baseline" else
-                              "only here", "", "", "", ""))
-                continue
-            cb = _msd(r, v)
-            d = fmt.delta_pct(v.get("delta_pct")) if v.get("delta_pct") is not None else "–"
-            p = f"{v['p']:.3f}" if v.get("p") is not None else "–"
-            ci = (f"[{_fmt_pair(r, v['ci'][0])}, {_fmt_pair(r, v['ci'][1])}]"
-                  if v["ci"][0] is not None else ("static" if r["kind"] == "isolation" else "–"))
-            mark = ("*" if v.get("significant") else "") + (MARK.get(v["status"]) or "")
-            lines.append((mid(r), ca, cb, d, p, ci, mark))
+        lines = _pair_lines(res, oi, show_all, hidden)
         out.append("")
         out.append(f"== {L} vs A: {runs[oi]['kernel']} against {runs[0]['kernel']}")
         if not lines:
             out.append("   no metric changed significantly")
             continue
-        hdr = ("metric", "A mean ± sd (n)", f"{L} mean ± sd (n)", "change", "p", f"95% CI {L}-A", "")
-        w = [max(len(x[i]) for x in lines + [hdr]) for i in range(len(hdr))]
-        fmt_l = lambda x: "  ".join((x[i].ljust(w[i]) if i in (0, 6) else x[i].rjust(w[i]))
-                                    for i in range(len(hdr))).rstrip()
-        out.append(fmt_l(hdr))
-        out.append("-" * len(fmt_l(hdr)))
-        out.extend(fmt_l(x) for x in lines)
+        out.extend(_pair_table(L, lines))
     out.append("")
     full = [ri for ri in hidden if all(v["status"] in ("no change", "info") for v in res["metrics"][ri]["vs"])]
     if hidden:
@@ -352,7 +390,7 @@ def render_text(res, show_all=False):
                "at least the metric's threshold; ~: significant but below it; n<3: not enough samples; "
                "isolation metrics (general pages on private nodes): any increase above 0" % res["config"]["alpha"])
     out.append(f"result: {res['result']} ({res['regressions']} regression(s))")
-    return "\n".join(out) + "\n"
+    return "\n".join(x for line in out for x in textout.wrap(line)) + "\n"
 
 
 def render_html(res):

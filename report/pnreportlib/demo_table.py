@@ -23,6 +23,8 @@ import os
 import re
 import time
 
+from . import textout
+
 DEVICES = ("1", "2")  # without devices= in guest.txt (pnbench.devices= of the guest)
 ROWS = [
     ("pressure", "background pressure: general pages on device nodes"),
@@ -359,13 +361,54 @@ def collect(base, seconds=None):
             "seconds": seconds, "cells": out}
 
 
-def _cut(s, n):
-    return s if len(s) <= n else s[:n - 1] + "…"
+MARKS = {True: "✓", False: "✗", None: "·"}
+NO_DATA = "–"
+LEGEND = "✓ as expected, ✗ not as expected, · shown but not judged, – no data"
 
 
-def render(doc, width=30):
-    """The truth table as text: one table per onlining, a column per kernel."""
-    out = []
+def _widths(nat, avail, least=8):
+    """Column widths: the natural ones, the widest narrowed first until they
+    fit `avail` columns (none below `least`)."""
+    w = list(nat)
+    while sum(w) > avail and max(w) > least:
+        w[w.index(max(w))] -= 1
+    return w
+
+
+def _cell(r):
+    """A cell's text with its mark: '✓ 0 pages', '✗ ...', '· ...'; '–' no data."""
+    return f"{MARKS[r['pass']]} {r['text']}" if r else NO_DATA
+
+
+def _table(cells, keys, width):
+    """One onlining's table: a row per scenario key, a column per kernel; a
+    cell's text wrapped inside its column, never cut."""
+    lw = max(len(k) for k in keys + ["scenario"])
+    grid = {k: [_cell(c["rows"].get(k)) for c in cells] for k in keys}
+    nat = [max([textout.width(c["kernel"])] + [textout.width(grid[k][i]) for k in keys])
+           for i, c in enumerate(cells)]
+    cw = _widths(nat, width - 2 - lw - 3 * len(cells))
+
+    def row(name, texts):
+        parts = [textout.wrap_label(t, cw[i], "  ") for i, t in enumerate(texts)]
+        out = []
+        for ln in range(max(len(p) for p in parts)):
+            tds = [textout.pad(p[ln] if ln < len(p) else "", cw[i]) for i, p in enumerate(parts)]
+            out.append((f"  {name if ln == 0 else '':<{lw}} | " + " | ".join(tds)).rstrip())
+        return out
+    out = row("scenario", [c["kernel"] for c in cells])
+    out.append(f"  {'-' * lw}-+-" + "-+-".join("-" * x for x in cw))
+    for k in keys:
+        out += row(k, grid[k])
+    return out
+
+
+def render(doc, width=textout.WIDTH):
+    """The truth table as text: one table per onlining, a column per kernel, a
+    row per scenario (its name; the legend below says what it measures); every
+    line at most `width` columns."""
+    out, shown = [], []
+    label = dict(ROWS, guest="guest finished")
     for online, title in (("movable", "device memory onlined ZONE_MOVABLE"),
                           ("kernel", "device memory onlined ZONE_NORMAL")):
         cells = [c for c in doc["cells"] if c["online"] == online]
@@ -373,32 +416,22 @@ def render(doc, width=30):
             continue
         keys = [k for k, _ in ROWS if any(k in c["rows"] for c in cells)]
         keys += sorted({k for c in cells for k in c["rows"]} - set(keys))
-        label = dict(ROWS, guest="guest finished")
-        lw = max(len(label.get(k, k)) for k in keys)
+        shown += [k for k in keys if k not in shown]
         out.append(f"{title} (topology {cells[0]['topology']}):")
-        out.append(f"  {'scenario':<{lw}} | " + " | ".join(f"{c['kernel']:<{width}}" for c in cells))
-        out.append(f"  {'-' * lw}-+-" + "-+-".join("-" * width for _ in cells))
-        for k in keys:
-            tds = []
-            for c in cells:
-                r = c["rows"].get(k)
-                if not r:
-                    tds.append(f"{'–':<{width}}")
-                    continue
-                mark = {True: "", False: "✗ ", None: "· "}[r["pass"]]
-                tds.append(f"{_cut(mark + str(r['text']), width):<{width}}")
-            out.append(f"  {label.get(k, k):<{lw}} | " + " | ".join(tds))
-        out.append("")
+        out += _table(cells, keys, width) + [""]
+    lw = max(len(k) for k in shown) if shown else 0
+    out += ["scenarios:"] + [f"  {k:<{lw}}  {label.get(k, k)}" for k in shown] + ["marks: " + LEGEND, ""]
     off = [(c, k, r) for c in doc["cells"] for k, r in c["rows"].items() if r["pass"] is False]
     if off:
         out.append(f"{len(off)} cell(s) not as expected:")
         for c, k, r in off:
-            out.append(f"  {c['kernel']}/{c['topology']}: {dict(ROWS).get(k, k)}: got {r['text']}, "
-                       f"expected {r['expected']} (model {c['model']}; results {c['runs'].get(k, c['kernel'])})")
+            out.append(f"  {c['kernel']}/{c['topology']}: {k}: got {r['text']}, "
+                       f"expected {r['expected']}")
+            out.append(f"    model {c['model']}; results {c['runs'].get(k, c['kernel'])}")
             if r.get("detail"):
                 out.append(f"    {r['detail']}")
     else:
-        out.append("every cell as expected (✗ marks a cell that is not, · a cell shown but not judged)")
+        out.append("every cell as expected")
     times = [f"{c['kernel']}/{c['topology']} {c['seconds']}s" for c in doc["cells"] if c.get("seconds") is not None]
     if times:
         out.append("guest time per cell: " + ", ".join(times))
@@ -411,7 +444,7 @@ def render(doc, width=30):
                    ", ".join(f"{r} {sorted(v)[len(v) // 2]:.0f}" for r, v in runs.items()))
     if doc.get("seconds") is not None:
         out.append(f"total wall time: {doc['seconds']} s")
-    return "\n".join(out), not off
+    return "\n".join(x for line in out for x in textout.wrap(line, width)), not off
 
 
 def main(a):

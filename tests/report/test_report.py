@@ -30,6 +30,7 @@ import test_fmt  # noqa: E402
 import test_golden  # noqa: E402
 import test_pages  # noqa: E402
 import test_robust  # noqa: E402
+import test_width  # noqa: E402
 
 GoldenRuns = test_golden.GoldenRuns      # the real runs' tests run with these
 Robust = test_robust.Robust
@@ -39,6 +40,7 @@ Labels = test_exec.Labels
 ExecReport = test_exec.ExecReport
 Pages = test_pages.Pages
 FigureFiles = test_pages.FigureFiles
+Width = test_width.Width
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")
@@ -177,7 +179,8 @@ class Compare(Case):
             lo, hi = v["ci"]
             self.assertTrue(lo > 0 or hi < 0, "the CI of the difference excludes 0")
         t = pnreport("compare", f"{T}/base", f"{T}/regressed").stdout
-        self.assertRegex(t, r"alloc_fault_throughput .*-\d+\.\d %.*\*REGRESSION")
+        # the metric on its own line, A's and B's numbers below it (100 columns)
+        self.assertRegex(t, r"\nexplicit: alloc_fault_throughput\n  A .*\n  B .* -\d+\.\d %.*\*REGRESSION\n")
         self.assertIn("result: regression", t)
         h = f"{T}/compare.html"
         pnreport("compare", f"{T}/base", f"{T}/regressed", f"{T}/private", "--format", "html", "-o", h)
@@ -189,7 +192,7 @@ class Compare(Case):
         self.assertIn('colspan="3">B: 6.12.118-pn2 [private]</th><th colspan="3">C: 6.12.118-pn2 [private]', doc)
         t = pnreport("compare", f"{T}/base", f"{T}/regressed", f"{T}/private").stdout
         self.assertIn("== side by side", t)
-        self.assertRegex(t, r"explicit: alloc_fault_throughput ↑ .*\*REGRESSION .*%")
+        self.assertRegex(t, r"\nexplicit: alloc_fault_throughput ↑\n  A .*\n  B .* -\d+\.\d %  \*REGRESSION\n  C .*%")
 
     def test_noise_only_differences_are_not_flagged(self):
         """Seeded noise draws, same distribution on both sides: false-positive rate."""
