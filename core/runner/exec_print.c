@@ -156,6 +156,25 @@ static int by_pages(const void *a, const void *b)
 	return px < py ? 1 : px > py ? -1 : strcmp(x->what, y->what);
 }
 
+/* The rest of a line from column col on, within 100 columns: gfp flag lists
+ * are cut at their '|' and go on below, indented to col (none is dropped). */
+static void print_tail(const char *s, int col)
+{
+	int room = 100 - col;
+
+	while ((int)strlen(s) > room) {
+		int cut = room;
+
+		while (cut > 0 && s[cut - 1] != '|')
+			cut--;
+		if (cut == 0)
+			cut = room; /* one flag longer than the room */
+		printf("%.*s\n%*s", cut, s, col, "");
+		s += cut;
+	}
+	printf("%s\n", s);
+}
+
 static void print_sites(const struct pn_exec_site *s, int n, bool procs)
 {
 	char b[3][PN_FMT_LEN], pid[24];
@@ -170,13 +189,13 @@ static void print_sites(const struct pn_exec_site *s, int n, bool procs)
 				snprintf(pid, sizeof(pid), "%d pids", s[i].npids);
 			else
 				snprintf(pid, sizeof(pid), "%d", s[i].order);
-			printf("    %11s %11s  %-16s %.60s\n", pn_fmt_count(s[i].pages, b[0], 32),
-			       pn_fmt_count(s[i].pages2, b[1], 32), pid, s[i].what);
+			printf("    %11s %11s  %-16s ", pn_fmt_count(s[i].pages, b[0], 32),
+			       pn_fmt_count(s[i].pages2, b[1], 32), pid);
+			print_tail(s[i].what, 46);
 		} else {
-			printf("    %11s %11s %5d  %-9s %.64s\n",
-			       pn_fmt_count(s[i].pages, b[0], 32),
-			       pn_fmt_count(s[i].events, b[1], 32), s[i].order, s[i].cls,
-			       s[i].what);
+			printf("    %11s %11s %5d  %-9s ", pn_fmt_count(s[i].pages, b[0], 32),
+			       pn_fmt_count(s[i].events, b[1], 32), s[i].order, s[i].cls);
+			print_tail(s[i].what, 45);
 		}
 	}
 	if (n > TOP)
