@@ -35,7 +35,7 @@ boot() { # mode kernel [run-guest args]
 	"$KS/qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 --dram 1024 \
 		--disk 0 --cpus 2 --timeout 420 --quiet --log "$T/$mode.log" \
 		--script tests/guest/perf-guest.sh --add "$TOOL" \
-		--file "$T/env-$mode:/guest/perf.env" "$@" >/dev/null 2>&1
+		--file "$T/env-$mode:/guest/perf.env" "$@" >"$T/$mode.rg" 2>&1
 }
 value() { # mode phase key
 	tr -d '\r' <"$T/$1.log" | sed -n "s/^PERFGUEST $2 .*\<$3=\([0-9-]*\).*/\1/p" | head -n1
@@ -56,6 +56,7 @@ run_mode() { # mode kernel args...
 	rc=$(tr -d '\r' <"$T/$mode.log" | sed -n 's/^PERFGUEST rc=\([0-9]*\)/\1/p' | tail -n1)
 	if [ "$rc" != 0 ]; then
 		notok "[$mode] the tool ran in the guest" "rc=${rc:-missing}" \
+			"run-guest: $(tail -n 4 "$T/$mode.rg")" \
 			"$(tr -d '\r' <"$T/$mode.log" | tail -n 12)"
 		return 1
 	fi
