@@ -20,6 +20,8 @@
  *       MPOL_PREFERRED on <node>, touch <mib> MiB (more than the node holds):
  *       must complete (fallback to DRAM), placement printed per node.
  *   chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>
+ *       (ctx sets flag bit 1: series v2's alloc-context entry point, which
+ *       v3 removed and refuses with EINVAL)
  *       /dev/private_node_test: set cfg, mmap MAP_SHARED, touch <pages>;
  *       SIGBUS (strict, device full) is caught and counted; prints the
  *       driver's stats.
