@@ -4,8 +4,9 @@
 # End-to-end test of the private-node series under QEMU (TCG). Boots the
 # patched kernel with 2 CPU-less device-memory nodes hot-plugged through
 # dax/kmem (kmem.private_nodes=1-2) and checks, in the guest
-# (tests/e2e-guest.sh), node state, mbind opt-in/EINVAL, a general
-# allocation storm, DRAM fallback of an oversized explicit request,
+# (tests/e2e-guest.sh), node state, mbind opt-in/EINVAL, that turning the
+# opt-in off again keeps new pages of existing policies off the node, a
+# general allocation storm, DRAM fallback of an oversized explicit request,
 # /dev/private_node_test, offlining; on the host, the KUnit suite
 # "private_node" and the absence of WARN/BUG/Oops in dmesg.
 #   private  patched kernel, default mode            (checks)
@@ -88,8 +89,8 @@ work=$(mktemp -d /tmp/pnbench-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 [[ -n "$logs" ]] && mkdir -p "$logs"
 pn_log "compiling the in-guest test program (gcc -static)"
-gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here/pn-e2e-test.c" ||
-	pn_die "gcc -static failed for tests/pn-e2e-test.c (is libc6-dev installed?)"
+gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here/pn-e2e-test.c" "$here/pn-e2e-revoke.c" ||
+	pn_die "gcc -static failed for tests/pn-e2e-test.c + pn-e2e-revoke.c (is libc6-dev installed?)"
 
 # run_kind <kind> <online type> <kernel> [run-guest args...]; sets $log, $grc
 run_kind() {

@@ -63,6 +63,11 @@
  *       join cgroup_dir, mbind(MPOL_BIND, node), touch <pages>, ask for
  *       their reclaim through memory.reclaim; prints how many left the
  *       node (with swap: swapped out, move_pages() status -ENOENT).
+ *   revoke <mbind|setpol> <nodemask_hex> <pages>
+ *       MPOL_BIND, <pages> touched, a pause on stdin, <pages> more: see
+ *       pn-e2e-revoke.c.
+ *
+ * Build: gcc -static pn-e2e-test.c pn-e2e-revoke.c (tests/e2e.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -79,13 +84,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define MPOL_PREFERRED 1
-#define MPOL_BIND 2
-#define MPOL_INTERLEAVE 3
-#define MPOL_PREFERRED_MANY 5
-#define MPOL_MF_MOVE (1 << 1)
-#define MAX_NODES 64
-#define PAGE 4096UL
+#include "pn-e2e-test.h"
 
 /* include/uapi/linux/private_node_test.h (kernel-series/CONTRACT.md) */
 struct private_node_test_cfg {
@@ -103,19 +102,19 @@ struct private_node_test_stats {
 
 static void join_cgroup(const char *dir);
 
-static long sys_mbind(void *addr, unsigned long len, int mode,
-		      const unsigned long *mask, unsigned long maxnode)
+long sys_mbind(void *addr, unsigned long len, int mode,
+	       const unsigned long *mask, unsigned long maxnode)
 {
 	return syscall(SYS_mbind, addr, len, mode, mask, maxnode, 0);
 }
 
-static void die(const char *what)
+void die(const char *what)
 {
 	fprintf(stderr, "pn-e2e-test: %s: %s\n", what, strerror(errno));
 	exit(1);
 }
 
-static void *map_anon(size_t bytes)
+void *map_anon(size_t bytes)
 {
 	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -125,7 +124,7 @@ static void *map_anon(size_t bytes)
 	return p;
 }
 
-static void touch(char *p, size_t bytes)
+void touch(char *p, size_t bytes)
 {
 	for (size_t off = 0; off < bytes; off += PAGE)
 		p[off] = 1;
@@ -171,7 +170,7 @@ static int cg_reclaim(const char *dir, size_t bytes)
 }
 
 /* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
-static void placement(char *p, size_t bytes, long *counts)
+void placement(char *p, size_t bytes, long *counts)
 {
 	size_t n = bytes / PAGE, chunk = 4096;
 	void **pages = calloc(chunk, sizeof(*pages));
@@ -943,6 +942,8 @@ int main(int argc, char **argv)
 		rc = cmd_mlock(argc, argv);
 	else if (!strcmp(argv[1], "hugetlb"))
 		rc = cmd_hugetlb(argc, argv);
+	else if (!strcmp(argv[1], "revoke"))
+		rc = cmd_revoke(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -960,6 +961,7 @@ usage:
 		"       pn-e2e-test reclaim <cgroup_dir> <node> <pages>\n"
 		"       pn-e2e-test damon <node> <pages> <pageout|migrate_cold> <target_nid>\n"
 		"       pn-e2e-test mlock <node> <pages>\n"
-		"       pn-e2e-test hugetlb <node>\n");
+		"       pn-e2e-test hugetlb <node>\n"
+		"       pn-e2e-test revoke <mbind|setpol> <nodemask_hex> <pages>\n");
 	return 2;
 }
