@@ -258,6 +258,12 @@ if [ "$MODE" = private ]; then
 	ptot=$(gm PrivateTotal)
 	check "[ '$ptot' = $tot_dev ]" "/proc/meminfo PrivateTotal = the device nodes' MemTotal ($tot_dev kB)" "PrivateTotal ${ptot:-absent}"
 	check "[ $(($(gm MemTotal) + ${ptot:-0})) = $tot_all ]" "MemTotal + PrivateTotal = every node's MemTotal ($tot_all kB)" "MemTotal $(gm MemTotal), PrivateTotal ${ptot:-absent}"
+	# PrivateFree is a counter kept by the buddy allocator (v3), the
+	# nodes' MemFree a sum over their zones: equal but for per-cpu drift
+	free_dev=$(sum_nodes MemFree "$devnodes")
+	pfree=$(gm PrivateFree)
+	dfree=$(( ${pfree:-0} - free_dev ))
+	check "[ -n '$pfree' ] && [ ${dfree#-} -le 4096 ]" "/proc/meminfo PrivateFree = the device nodes' MemFree ($free_dev kB) within 4 MiB of per-cpu drift" "PrivateFree ${pfree:-absent}, difference $dfree kB"
 	check "[ $avail -le $((free_mem + file_kb + $(gm KReclaimable))) ]" "MemAvailable ($avail kB) counts no private memory (<= free + file + reclaimable of the memory nodes)" "free $free_mem file $file_kb"
 	check "[ $thr_kb -le $bound_kb ]" "global dirty threshold ($thr_kb kB) computed without the device nodes (<= $bound_kb kB)" "ratio $ratio"
 	# rounding: one page per zone
