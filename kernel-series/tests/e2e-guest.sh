@@ -582,4 +582,13 @@ for n in $devnodes; do
 	fi
 	info "after offline: node$n MemTotal=$(nmem "$n" MemTotal) kB has_private_memory=$(cat $NODE/has_private_memory 2>/dev/null)"
 done
+
+# --- hot-add kind: node Q's memory removed and added again, one kind per node ---
+# (tests/e2e-hotadd.sh, last: it takes node Q's memory apart and restores it)
+if [ -f /guest/e2e-hotadd.sh ]; then
+	# shellcheck source=e2e-hotadd.sh
+	. /guest/e2e-hotadd.sh
+else
+	nok "hot-add kind section # /guest/e2e-hotadd.sh missing from the initramfs"
+fi
 exit 0
