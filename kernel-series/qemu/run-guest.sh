@@ -29,6 +29,9 @@
 #                          best initiator is node 0 and node 3's is node 1.
 #   --disk MiB             DRAM-backed scratch pmem disk on node 0 (/dev/pmem0 in
 #                          the guest, for page-cache storms; default 512, 0 = none)
+#   --split-dev            the last device node's memory as two legacy pmem regions,
+#                          hence two dax devices (for tests that hot-add memory to a
+#                          node twice); see the layout below.  Needs --dev-size >= 384
 #   --private              add kmem.private_nodes=<device nodes> (patched kernels;
 #                          the list itself is always passed, pnbench.devices=)
 #   --no-online            do not hot-plug the device memory (same VM shape)
@@ -98,13 +101,22 @@
 #   After ndctl (devdax, align 2M) and kmem, each node gets S - 128 MiB of
 #   hot-plugged memory: the devdax data area starts past the struct-page
 #   reservation and kmem rounds to 128 MiB memory blocks.
+#   --split-dev: the last device node spans S + 128 MiB from its start s:
+#     memmap=16M$s, memmap=240M!<s+16M>         region A: block [s+128, s+256)
+#     memmap=16M$<s+256M>                         keeps A and B two regions
+#     memmap=<S-144>M!<s+272M>                    region B: blocks [s+384, s+S+128)
+#   so it still gets S - 128 MiB of hot-plugged memory (one 128 MiB block
+#   from A, S - 256 MiB from B: each region loses its first, partial block
+#   to its struct-page reservation, hence the extra 128 MiB of span).  A legacy
+#   (memmap=!) region is label-less: one namespace of fixed size, which ndctl
+#   cannot resize or split, so two dax devices on one node need two regions.
 set -euo pipefail
 PN_PROG=run-guest
 here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$here/../scripts/lib.sh"
 
-kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 ninit=1 private=0 online=1 online_type=movable append='' hmat=0
+kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 ninit=1 private=0 online=1 online_type=movable append='' hmat=0 split=0
 script='' share='' timeout=600 log='' quiet=0 mk=() icount=0 cpus_set=0
 while (($#)); do
 	case "$1" in
@@ -118,6 +130,7 @@ while (($#)); do
 	--icount) icount=1; shift ;;
 	--disk) disk=$2; shift 2 ;;
 	--private) private=1; shift ;;
+	--split-dev) split=1; shift ;;
 	--no-online) online=0; shift ;;
 	--online) online_type=$2; shift 2 ;;
 	--append) append="$append $2"; shift 2 ;;
@@ -157,6 +170,7 @@ fi
 ((ninit >= 1 && ninit <= 4)) || PN_DIE_RC=2 pn_die "--initiators wants 1..4 (got $ninit)"
 ((cpus >= ninit)) || PN_DIE_RC=2 pn_die "--initiators $ninit needs --cpus $ninit or more (got $cpus)"
 ((ndev == 0 || (dsize % 16 == 0 && dsize >= 256))) || PN_DIE_RC=2 pn_die "--dev-size must be a multiple of 16 MiB and >= 256"
+((!split || (ndev > 0 && dsize >= 384))) || PN_DIE_RC=2 pn_die "--split-dev needs a device node and --dev-size >= 384"
 ((dram >= 256 && dram <= 3072 && dram % 16 == 0)) || PN_DIE_RC=2 pn_die "--dram must be a multiple of 16 within 256..3072 MiB"
 ((disk % 16 == 0 && (disk == 0 || dram + disk <= 3072 - 16))) ||
 	PN_DIE_RC=2 pn_die "--disk must be a multiple of 16 MiB and fit below 3 GiB - 16 MiB with --dram"
@@ -164,7 +178,7 @@ fi
 cnode=256 # usable DRAM of each CPU node after node 0 (MiB)
 d0=$((3584 - (ninit - 1) * cnode - ndev * dsize))
 ((d0 < 3072)) && d0=3072
-total=$((d0 + (ninit - 1) * cnode + ndev * dsize))
+total=$((d0 + (ninit - 1) * cnode + ndev * dsize + split * 128))
 first=$ninit last=$((ninit + ndev - 1)) # device nodes
 
 machine=pc smp=$cpus
@@ -194,8 +208,14 @@ for ((k = first; k <= last; k++)); do
 	start=$((d0 + 1024 + (ninit - 1) * cnode + (k - first) * dsize))
 	ini=''
 	((hmat)) && ini=,initiator=$(home "$k")
-	numa+=(-object "memory-backend-ram,id=m$k,size=${dsize}M" -numa "node,nodeid=$k,memdev=m$k$ini")
-	cmd+=" memmap=16M\$${start}M memmap=$((dsize - 16))M!$((start + 16))M"
+	if ((split && k == last)); then
+		numa+=(-object "memory-backend-ram,id=m$k,size=$((dsize + 128))M" -numa "node,nodeid=$k,memdev=m$k$ini")
+		cmd+=" memmap=16M\$${start}M memmap=240M!$((start + 16))M"
+		cmd+=" memmap=16M\$$((start + 256))M memmap=$((dsize - 144))M!$((start + 272))M"
+	else
+		numa+=(-object "memory-backend-ram,id=m$k,size=${dsize}M" -numa "node,nodeid=$k,memdev=m$k$ini")
+		cmd+=" memmap=16M\$${start}M memmap=$((dsize - 16))M!$((start + 16))M"
+	fi
 	devices+=${devices:+,}$k
 done
 if ((hmat)); then
@@ -235,7 +255,7 @@ fi
 
 others='' # the CPU nodes after node 0
 for ((j = 1; j < ninit; j++)); do others+=${others:+,}$j; done
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT")$( ((icount)) && echo ", icount"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB (online_$online_type), total ${total} MiB, timeout ${timeout}s"
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT")$( ((icount)) && echo ", icount"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB$( ((split)) && echo " (node $last: two regions, +128 MiB)") (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 tcg_thread=${PNBENCH_QEMU_TCG_THREAD:-multi}
 [[ "$tcg_thread" == single || "$tcg_thread" == multi ]] ||

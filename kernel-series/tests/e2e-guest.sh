@@ -499,7 +499,7 @@ if [ "$MODE" = private ]; then
 			s1=$(vm pswpout)
 			o1=$(dmesg | grep -c 'invoked oom-killer')
 			info "$r; pswpout ${s0:-absent} -> ${s1:-absent}; cpuset.mems $(cat $CG/pn-cpuset/cpuset.mems.effective)"
-			check "[ $rc = 0 ] && [ $o1 = $o0 ] && [ $(d "${s0:-0}" "${s1:-0}") -gt 0 ]" "strict bind to node$P of $n pages (free + 32 MiB) from a child cpuset (mems 0): node$P reclaimed (+$(d "${s0:-0}" "${s1:-0}") pswpout), no OOM kill" "exit $rc, $((o1 - o0)) OOM kill(s): $r"
+			check "[ $rc = 0 ] && [ $o1 = $o0 ] && [ $(d "${s0:-0}" "${s1:-0}") -gt 0 ] && [ '$(field on_node "$r")' = $n ]" "strict bind to node$P of $n pages (free + 32 MiB) from a child cpuset (mems 0): all $n on node$P ($(field on_node "$r")), node$P reclaimed (+$(d "${s0:-0}" "${s1:-0}") pswpout), no OOM kill" "exit $rc, $((o1 - o0)) OOM kill(s): $r"
 			rmdir $CG/pn-cpuset 2>/dev/null
 		else
 			skip "reclaim opt-in in a child cpuset # no cgroup v2 cpuset controller"
@@ -582,4 +582,13 @@ for n in $devnodes; do
 	fi
 	info "after offline: node$n MemTotal=$(nmem "$n" MemTotal) kB has_private_memory=$(cat $NODE/has_private_memory 2>/dev/null)"
 done
+
+# --- hot-add kind: node Q's memory removed and added again, one kind per node ---
+# (tests/e2e-hotadd.sh, last: it takes node Q's memory apart and restores it)
+if [ -f /guest/e2e-hotadd.sh ]; then
+	# shellcheck source=e2e-hotadd.sh
+	. /guest/e2e-hotadd.sh
+else
+	nok "hot-add kind section # /guest/e2e-hotadd.sh missing from the initramfs"
+fi
 exit 0

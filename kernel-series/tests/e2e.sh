@@ -7,7 +7,10 @@
 # (tests/e2e-guest.sh), node state, mbind opt-in/EINVAL, that turning the
 # opt-in off again keeps new pages of existing policies off the node, a
 # general allocation storm, DRAM fallback of an oversized explicit request,
-# /dev/private_node_test, offlining; on the host, the KUnit suite
+# /dev/private_node_test, offlining, and that a node keeps its kind while
+# any of its memory blocks exists (tests/e2e-hotadd.sh: the private kind
+# boots with run-guest.sh --split-dev, so the second device node has two
+# dax devices; same memory per node); on the host, the KUnit suite
 # "private_node" and the absence of WARN/BUG/Oops in dmesg.
 #   private  patched kernel, default mode            (checks)
 #   isolate  patched kernel, private_node_mode=isolate (checks)
@@ -89,8 +92,8 @@ work=$(mktemp -d /tmp/pnbench-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 [[ -n "$logs" ]] && mkdir -p "$logs"
 pn_log "compiling the in-guest test program (gcc -static)"
-gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here/pn-e2e-test.c" "$here/pn-e2e-revoke.c" ||
-	pn_die "gcc -static failed for tests/pn-e2e-test.c + pn-e2e-revoke.c (is libc6-dev installed?)"
+gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here/pn-e2e-test.c" "$here/pn-e2e-revoke.c" "$here/pn-e2e-sysfs.c" ||
+	pn_die "gcc -static failed for tests/pn-e2e-test.c + pn-e2e-revoke.c + pn-e2e-sysfs.c (is libc6-dev installed?)"
 
 # run_kind <kind> <online type> <kernel> [run-guest args...]; sets $log, $grc
 run_kind() {
@@ -103,7 +106,7 @@ run_kind() {
 	"$here/../qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 \
 		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" \
 		--online "$ot" --script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
-		--file "$work/env-$kind-$ot:/guest/e2e.env" "$@"
+		--file "$work/env-$kind-$ot:/guest/e2e.env" --file "$here/e2e-hotadd.sh:/guest/e2e-hotadd.sh" "$@"
 	grc=$?
 	set -e
 	pn_log "[$kind/$ot] guest exit $grc"
@@ -173,6 +176,8 @@ for kind in $kinds; do
 	case "$kind" in
 	private | isolate)
 		extra=(--private)
+		# the last device node as two dax devices, for the hot-add kind section
+		[[ "$kind" == private ]] && extra+=(--split-dev)
 		[[ "$kind" == isolate ]] && extra+=(--append " private_node_mode=isolate")
 		run_kind "$kind" "$ot" "$patched_kernel" "${extra[@]}"
 		if ! grep -q '^PNBENCH-END' "$log"; then

@@ -66,8 +66,11 @@
  *   revoke <mbind|setpol> <nodemask_hex> <pages>
  *       MPOL_BIND, <pages> touched, a pause on stdin, <pages> more: see
  *       pn-e2e-revoke.c.
+ *   write <path> <string>
+ *       one write() to a sysfs attribute, its errno printed: see
+ *       pn-e2e-sysfs.c.
  *
- * Build: gcc -static pn-e2e-test.c pn-e2e-revoke.c (tests/e2e.sh).
+ * Build: gcc -static pn-e2e-test.c pn-e2e-revoke.c pn-e2e-sysfs.c (tests/e2e.sh).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -944,6 +947,8 @@ int main(int argc, char **argv)
 		rc = cmd_hugetlb(argc, argv);
 	else if (!strcmp(argv[1], "revoke"))
 		rc = cmd_revoke(argc, argv);
+	else if (!strcmp(argv[1], "write"))
+		rc = cmd_write(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -962,6 +967,7 @@ usage:
 		"       pn-e2e-test damon <node> <pages> <pageout|migrate_cold> <target_nid>\n"
 		"       pn-e2e-test mlock <node> <pages>\n"
 		"       pn-e2e-test hugetlb <node>\n"
-		"       pn-e2e-test revoke <mbind|setpol> <nodemask_hex> <pages>\n");
+		"       pn-e2e-test revoke <mbind|setpol> <nodemask_hex> <pages>\n"
+		"       pn-e2e-test write <path> <string>\n");
 	return 2;
 }

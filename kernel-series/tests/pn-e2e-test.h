@@ -27,4 +27,7 @@ void placement(char *p, size_t bytes, long *counts);
 /* pn-e2e-revoke.c */
 int cmd_revoke(int argc, char **argv);
 
+/* pn-e2e-sysfs.c */
+int cmd_write(int argc, char **argv);
+
 #endif
