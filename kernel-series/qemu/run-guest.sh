@@ -52,17 +52,16 @@
 #                          icount runs TCG single-threaded: 1 vCPU (--cpus 1, the
 #                          default with --icount; more is refused)
 #   --timeout SEC          kill QEMU after SEC seconds (default 600)
-#   PNBENCH_QEMU_TCG_THREAD  multi (default) or single: TCG's vCPU threading
-#                          (--icount always runs single).  Seen on 2026-12-05:
-#                          with multi, a stock 2-vCPU guest died once in ~300
-#                          boots of a cold `make check`, RIP on the byte after a
-#                          jump-label site (the mark of an int3 left by runtime
-#                          code patching in stale translated code; not
-#                          reproduced on demand).  With single (vCPUs
-#                          round-robin on one host thread), a strict
-#                          MPOL_BIND to a private node from a child cpuset fell
-#                          back to DRAM instead of reclaiming in 3 of 4 e2e runs
-#                          (v2 and v3 kernels): kept as the way to reproduce it.
+#   PNBENCH_QEMU_TCG_THREAD  single (default) or multi: TCG's vCPU threading
+#                          (--icount always runs single).  With multi, guests
+#                          died with "Oops: int3" at boot (sched_clock_cpu, RIP
+#                          on the byte after a jump-label site: an int3 left by
+#                          runtime code patching, met in another vCPU's stale
+#                          translated code): 1 stock boot in ~300 of a cold
+#                          `make check`, 2 in ~12 e2e boots (2026-12-05).
+#                          Single runs the vCPUs round-robin on one host thread
+#                          (SMP kernel paths unchanged), and on the 2-core host
+#                          an e2e guest finished in 47 s against 68 s.
 #   --log FILE             keep the serial console log here (always echoed on stdout
 #                          unless --quiet)
 #   --quiet                do not echo the console on stdout
@@ -257,7 +256,7 @@ others='' # the CPU nodes after node 0
 for ((j = 1; j < ninit; j++)); do others+=${others:+,}$j; done
 pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT")$( ((icount)) && echo ", icount"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB$( ((split)) && echo " (node $last: two regions, +128 MiB)") (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
-tcg_thread=${PNBENCH_QEMU_TCG_THREAD:-multi}
+tcg_thread=${PNBENCH_QEMU_TCG_THREAD:-single}
 [[ "$tcg_thread" == single || "$tcg_thread" == multi ]] ||
 	PN_DIE_RC=2 pn_die "PNBENCH_QEMU_TCG_THREAD must be single or multi, got '$tcg_thread'"
 ((icount)) && tcg_thread=single
