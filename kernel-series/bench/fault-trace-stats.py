@@ -2,7 +2,7 @@
 """fault-trace-stats.py: per-function tables of `make -C kernel-series fault-trace`.
 
     fault-trace-stats.py table --map SYSTEM.MAP [--user-map NM] [--label L]
-                               [--tsv OUT.tsv] PCS
+                               [--tsv OUT.tsv] [--typical] PCS
     fault-trace-stats.py diff [--top N] [--label-a L] [--label-b L] A.tsv B.tsv
 
 table: symbolizes a PC list written by bench/fault-trace.py (one hex PC a
@@ -10,7 +10,9 @@ line, '#' lines; "# period ..." lines separate the traced faults) with a
 System.map (text symbols T t W w, sorted, bisect: a PC belongs to the last
 symbol at or below it) and, for user addresses (< 0x800000000000), an
 `nm -n` listing of the user program (names shown as user:<name>).  Prints
-the total steps, steps per fault, and per function:
+the total steps, steps per fault, and per function (over every traced
+fault, or with --typical over those whose PC sequence is the most common
+one: the fault without the batch work only some faults do):
     insns    steps whose PC lies in the function
     /fault   insns / number of faults traced
     calls    steps that land on the function's first instruction from
@@ -137,6 +139,20 @@ def count_faulted(periods):
     return sum(1 for pcs in periods for a, b in zip(pcs, pcs[1:]) if a < USER_TOP <= b)
 
 
+def typical(periods):
+    """The periods whose PC sequence is the most common one (a tie: the
+    shortest, then the earliest): the fault without the batch work that
+    only some faults do (a refill, a drain, a counter folded at its
+    threshold).  Returns those periods and their number."""
+    count, first = {}, {}
+    for i, p in enumerate(periods):
+        k = tuple(p)
+        count[k] = count.get(k, 0) + 1
+        first.setdefault(k, i)
+    best = min(count, key=lambda k: (-count[k], len(k), first[k]))
+    return [p for p in periods if tuple(p) == best], count[best]
+
+
 def profile(periods, kmap, umap):
     """{function: [insns, calls, entries, rep]} and the functions in first-seen order."""
     stats, order = {}, []
@@ -177,6 +193,9 @@ def cmd_table(args):
     kmap = SymbolMap(args.map)
     umap = SymbolMap(args.user_map, "user:") if args.user_map else None
     periods = read_pcs(args.pcs)
+    every = [len(p) for p in periods]
+    if args.typical:
+        periods, nsame = typical(periods)
     stats, order = profile(periods, kmap, umap)
     faults = len(periods)
     steps = sum(len(p) for p in periods)
@@ -189,8 +208,11 @@ def cmd_table(args):
              f"of which rep iterations after the first {rep}",
              f"# faulting user instructions stepped (not retired, not in -icount): {faulted}; "
              f"-icount equivalent {steps - faulted} ({(steps - faulted) / faults:.1f} per fault)",
-             "# steps per fault: " + " ".join(str(len(p)) for p in periods),
+             "# steps per fault: " + " ".join(str(n) for n in every),
              "# interrupt/softirq symbols in the trace: " + (" ".join(irq) if irq else "none")]
+    if args.typical:
+        lines.insert(1, f"# typical fault: the {nsame} of {len(every)} traced faults whose PCs are "
+                        "the most common sequence")
     w = max([len("function")] + [len(f) for f in order])
     lines.append(f"{'function':<{w}}  {'insns':>8}  {'/fault':>8}  {'calls':>6}  {'entries':>7}  {'rep':>5}")
     for fn in sorted(order, key=lambda f: (-stats[f][0], f)):
@@ -303,6 +325,8 @@ def main():
     t.add_argument("--user-map", help="nm -n listing of the user program")
     t.add_argument("--label")
     t.add_argument("--tsv", help="also write the table as TSV here")
+    t.add_argument("--typical", action="store_true",
+                   help="only the faults whose PC sequence is the most common one")
     t.add_argument("pcs")
     d = sub.add_parser("diff", help="A vs B per function")
     d.add_argument("--top", type=int)

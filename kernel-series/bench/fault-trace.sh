@@ -193,6 +193,11 @@ summary=$work/summary.txt
 	echo "# page $page of the measured round, $faults fault(s), trigger $trigger, MIB $mib, warm-up $warmup, repeats $repeat"
 	[[ -f "$out/gdb-info.txt" ]] && sed 's/^/# gdb: /' "$out/gdb-info.txt"
 } >"$summary"
+# variants: every traced fault ("": the mean per fault, what the benchmark
+# averages) and, with TRACE_FAULTS > 1, the typical fault (".typical": the
+# most common PC sequence, free of the batch work only some faults do)
+variants=('')
+((faults > 1)) && variants+=(.typical)
 declare -A have
 for s in $scenarios; do
 	slug=${s//\//-}
@@ -200,25 +205,33 @@ for s in $scenarios; do
 		for side in A B; do
 			pcs=$out/$side-$slug.r$r.pcs
 			[[ -f "$pcs" ]] || continue
-			base=${pcs%.pcs}
-			if python3 "$stats" table --map "${map[$side]}" --user-map "$out/faultbench.nm" \
-				--label "${label[$side]} $s (repeat $r)" --tsv "$base.tsv" "$pcs" >"$base.table.txt"; then
-				have[$side-$slug.r$r]=1
-			else
-				pn_log "$pcs: symbolizing failed"
-				failed=1
-			fi
+			for v in "${variants[@]}"; do
+				base=${pcs%.pcs}$v
+				if python3 "$stats" table --map "${map[$side]}" --user-map "$out/faultbench.nm" \
+					--label "${label[$side]} $s (repeat $r)${v:+, typical fault}" --tsv "$base.tsv" \
+					${v:+--typical} "$pcs" >"$base.table.txt"; then
+					have[$side-$slug.r$r$v]=1
+				else
+					pn_log "$pcs: symbolizing failed"
+					failed=1
+				fi
+			done
 		done
 	done
-	if [[ -n "${have[A-$slug.r1]:-}" && -n "${have[B-$slug.r1]:-}" ]]; then
+	for v in "${variants[@]}"; do
+		[[ -n "${have[A-$slug.r1$v]:-}" && -n "${have[B-$slug.r1$v]:-}" ]] || continue
 		python3 "$stats" diff --top "$top" --label-a "${label[A]}" --label-b "${label[B]}" \
-			"$out/A-$slug.r1.tsv" "$out/B-$slug.r1.tsv" >"$out/diff-$slug.txt"
+			"$out/A-$slug.r1$v.tsv" "$out/B-$slug.r1$v.tsv" >"$out/diff-$slug$v.txt"
 		{
 			echo
-			echo "## $s: A vs B, top $top by |B-A|"
-			cat "$out/diff-$slug.txt"
+			if [[ -n "$v" ]]; then
+				echo "## $s, typical fault: A vs B, top $top by |B-A|"
+			else
+				echo "## $s: A vs B, top $top by |B-A|$( ((faults > 1)) && echo ", mean of $faults faults")"
+			fi
+			cat "$out/diff-$slug$v.txt"
 		} >>"$summary"
-	fi
+	done
 	for ((r = 2; r <= repeat; r++)); do
 		for side in A B; do
 			[[ -n "${have[$side-$slug.r1]:-}" && -n "${have[$side-$slug.r$r]:-}" ]] || continue
@@ -230,14 +243,18 @@ for s in $scenarios; do
 done
 {
 	echo
-	echo "## per kernel and scenario (repeat 1): steps, -icount equivalent (steps less the faulting store)"
+	echo "## per kernel and scenario (repeat 1): steps per fault, -icount equivalent (less the faulting store)"
 	for s in $scenarios; do
 		slug=${s//\//-}
 		for side in A B; do
 			t=$out/$side-$slug.r1.table.txt
 			[[ -f "$t" ]] || continue
-			printf '%-16s %s %-34s %s\n' "$s" "$side" "${label[$side]}" \
-				"$(sed -n 's/^# faults \([0-9]*\), steps \([0-9]*\) (\([0-9.]*\) per fault).*/faults \1 steps \2 (\3 per fault)/p' "$t"); $(sed -n 's/.*-icount equivalent [0-9]* (\([0-9.]*\) per fault)/icount-equivalent \1 per fault/p' "$t")"
+			line="faults $(sed -n 's/^# faults \([0-9]*\), steps \([0-9]*\) (\([0-9.]*\) per fault).*/\1 steps \2 (\3 per fault)/p' "$t")"
+			line+=", icount-equivalent $(sed -n 's/.*-icount equivalent [0-9]* (\([0-9.]*\) per fault)/\1/p' "$t")"
+			if [[ -f "$out/$side-$slug.r1.typical.table.txt" ]]; then
+				line+=", typical fault $(sed -n 's/^# faults \([0-9]*\), steps [0-9]* (\([0-9.]*\) per fault).*/\2 steps (\1 of '"$faults"')/p' "$out/$side-$slug.r1.typical.table.txt")"
+			fi
+			printf '%-16s %s %-28s %s\n' "$s" "$side" "${label[$side]}" "$line"
 		done
 	done
 } >>"$summary"

@@ -2,8 +2,8 @@
 # The offline half of `make -C kernel-series fault-trace`, no guest, no gdb:
 # kernel-series/bench/fault-trace-stats.py on a tiny synthetic System.map,
 # an nm listing and PC lists (per-function instructions, calls, entries,
-# rep iterations, the faulting user store, several periods, aliases at one
-# address, a PC below every symbol), the A-vs-B diff (sorted by |B-A|, top N
+# rep iterations, the faulting user store, several periods, the typical
+# fault, aliases at one address, a PC below every symbol), the A-vs-B diff (sorted by |B-A|, top N
 # and the rest, totals, functions on one side only, identical tables),
 # malformed input named by file:line; faultbench's FAULTBENCH_ADDR (built
 # with -Wall -Wextra -Werror; SKIP where static linking is not possible).  TAP.
@@ -119,6 +119,24 @@ head -n 18 "$T/a.pcs" >"$T/one.pcs"
 "$PY" "$STATS" table --map "$T/System.map" --user-map "$T/user.nm" --tsv "$T/one.tsv" "$T/one.pcs" >/dev/null 2>&1
 out=$("$PY" "$STATS" diff "$T/one.tsv" "$T/b.tsv" 2>&1)
 expect "one fault on each side: whole numbers" "$out" grep -q "^func_b  *3  *6  *+3$" <<<"$out"
+
+# --typical: the most common PC sequence of the periods (two of three here)
+{
+	echo "# period 0"; period
+	echo "# period 1"; printf '%s\n' 401000 ffffffff81000000 ffffffff81000100 ffffffff81000104 401000
+	echo "# period 2"; period
+} >"$T/mixed.pcs"
+out=$("$PY" "$STATS" table --map "$T/System.map" --user-map "$T/user.nm" --typical "$T/mixed.pcs" 2>&1)
+if grep -q "^# typical fault: the 2 of 3 traced faults whose PCs are the most common sequence" <<<"$out" &&
+	grep -q "^# faults 2, steps 32 (16.0 per fault)" <<<"$out" && grep -qx "# steps per fault: 16 5 16" <<<"$out" &&
+	! grep -q "^func_c " <<<"$out"; then
+	ok "--typical keeps the faults of the most common PC sequence (every period's steps still listed)"
+else
+	notok "--typical keeps the faults of the most common PC sequence (every period's steps still listed)" "$out"
+fi
+out=$("$PY" "$STATS" table --map "$T/System.map" --user-map "$T/user.nm" "$T/mixed.pcs" 2>&1)
+expect "without --typical every fault counts: 37 steps over 3" "$out" \
+	grep -q "^# faults 3, steps 37 (12.3 per fault)" <<<"$out"
 
 # without --user-map every user PC is "user"
 out=$("$PY" "$STATS" table --map "$T/System.map" "$T/one.pcs" 2>&1)
