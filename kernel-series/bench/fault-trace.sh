@@ -27,7 +27,8 @@
 # stock and patched from the cache), MAP_A, MAP_B (System.map; default the
 # one beside the bzImage), LABEL_A, LABEL_B, SCENARIOS (default none/dram
 # private/dram private/private), TRACE_PAGE (100: first page traced, >= 1),
-# TRACE_FAULTS (1: consecutive faults traced), TRACE_REPEAT (1: boots per
+# TRACE_FAULTS (8: consecutive faults traced; from 2 on the tables come
+# twice, the mean over them and the typical fault), TRACE_REPEAT (1: boots per
 # kernel and setup; from 2 on each repeat's tables are compared with the
 # first's: the determinism check), TRACE_TRIGGER (watch, or break:
 # `break handle_mm_fault if $rsi == <page-1 address>` armed at a sync(2) cue
@@ -45,7 +46,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=../scripts/lib.sh
 . "$here/../scripts/lib.sh"
 
-page=${TRACE_PAGE:-100} faults=${TRACE_FAULTS:-1} repeat=${TRACE_REPEAT:-1} mib=${MIB:-64}
+page=${TRACE_PAGE:-100} faults=${TRACE_FAULTS:-8} repeat=${TRACE_REPEAT:-1} mib=${MIB:-64}
 warmup=${WARMUP:-1} top=${TOP:-20} btimeout=${TRACE_TIMEOUT:-900} trigger=${TRACE_TRIGGER:-watch}
 scenarios=${SCENARIOS:-none/dram private/dram private/private}
 trace_addr=0x7e0000000000 warmup_addr=0x7d0000000000
@@ -234,10 +235,12 @@ for s in $scenarios; do
 	done
 	for ((r = 2; r <= repeat; r++)); do
 		for side in A B; do
-			[[ -n "${have[$side-$slug.r1]:-}" && -n "${have[$side-$slug.r$r]:-}" ]] || continue
-			python3 "$stats" diff --top "$top" --label-a "${label[$side]} r1" --label-b "${label[$side]} r$r" \
-				"$out/$side-$slug.r1.tsv" "$out/$side-$slug.r$r.tsv" >"$out/same-$side-$slug.r$r.txt"
-			echo "# determinism $s $side (${label[$side]}) repeat 1 vs $r: $(tail -n1 "$out/same-$side-$slug.r$r.txt" | sed 's/^# //')" >>"$summary"
+			for v in "${variants[@]}"; do
+				[[ -n "${have[$side-$slug.r1$v]:-}" && -n "${have[$side-$slug.r$r$v]:-}" ]] || continue
+				python3 "$stats" diff --top "$top" --label-a "${label[$side]} r1" --label-b "${label[$side]} r$r" \
+					"$out/$side-$slug.r1$v.tsv" "$out/$side-$slug.r$r$v.tsv" >"$out/same-$side-$slug.r$r$v.txt"
+				echo "# determinism $s $side (${label[$side]})${v:+ typical fault} repeat 1 vs $r: $(tail -n1 "$out/same-$side-$slug.r$r$v.txt" | sed 's/^# //')" >>"$summary"
+			done
 		done
 	done
 done
