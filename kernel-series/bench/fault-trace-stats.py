@@ -311,8 +311,12 @@ def cmd_diff(args):
     if only_b:
         print("# only in B: " + " ".join(only_b))
     differ = [fn for fn in fns if d[fn] != 0 or (fa == fb and ra.get(fn) != rb.get(fn))]
-    print("# identical: every function's insns, calls, entries and rep are the same"
-          if not differ and fa == fb else f"# differences in {len(differ)} function(s)")
+    if differ:
+        print(f"# differences in {len(differ)} function(s)")
+    elif fa == fb:
+        print("# identical: every function's insns, calls, entries and rep are the same")
+    else:
+        print(f"# identical per fault: every function's insns per fault are the same ({fa} and {fb} faults)")
     return 0
 
 
