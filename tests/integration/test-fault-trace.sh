@@ -114,6 +114,14 @@ expect "differences are counted" "$out" grep -qx "# differences in 3 function(s)
 out=$("$PY" "$STATS" diff "$T/a.tsv" "$T/a.tsv" 2>&1)
 expect "the same table twice: identical" "$out" \
 	grep -q "^# identical: every function's insns, calls, entries and rep are the same" <<<"$out"
+# the same fault traced once and twice: the same per fault, other counts
+{ echo "# period 0"; period; echo "# period 1"; period; } >"$T/two.pcs"
+{ echo "# period 0"; period; } >"$T/one-only.pcs"
+"$PY" "$STATS" table --map "$T/System.map" --tsv "$T/two.tsv" "$T/two.pcs" >/dev/null 2>&1
+"$PY" "$STATS" table --map "$T/System.map" --tsv "$T/one-only.tsv" "$T/one-only.pcs" >/dev/null 2>&1
+out=$("$PY" "$STATS" diff "$T/one-only.tsv" "$T/two.tsv" 2>&1)
+expect "one fault vs the same fault twice: identical per fault, the fault counts named" "$out" \
+	grep -qx "# identical per fault: every function's insns per fault are the same (1 and 2 faults)" <<<"$out"
 # one fault each: integers
 head -n 18 "$T/a.pcs" >"$T/one.pcs"
 "$PY" "$STATS" table --map "$T/System.map" --user-map "$T/user.nm" --tsv "$T/one.tsv" "$T/one.pcs" >/dev/null 2>&1
