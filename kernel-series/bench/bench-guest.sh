@@ -5,7 +5,11 @@
 # opting it in to user mempolicy where the kernel has that knob (patched
 # kernels; on stock the node is ordinary memory and needs nothing).
 # Reads /guest/bench.env (MIB, ROUNDS, WARMUP, ROWS).  Exit 1 when a row fails.
-MIB=64 ROUNDS=5 WARMUP=1 ROWS=dram
+# bench/fault-trace.sh adds TRACE_ADDR and WARMUP_ADDR: the warm-up maps its
+# buffer at WARMUP_ADDR, the measured rounds at TRACE_ADDR (FAULTBENCH_ADDR),
+# and a sync(2) between the two is the debugger's cue that the measured run of
+# this row comes next.  Without TRACE_ADDR nothing of that happens.
+MIB=64 ROUNDS=5 WARMUP=1 ROWS=dram TRACE_ADDR='' WARMUP_ADDR=''
 # shellcheck disable=SC1091
 [ -f /guest/bench.env ] && . /guest/bench.env
 nodes=/sys/devices/system/node
@@ -25,6 +29,19 @@ for row in $ROWS; do
 		node=$dev
 	fi
 	echo "BENCH row=$row node=$node"
+	if [ -n "$TRACE_ADDR" ]; then
+		if [ "$WARMUP" -gt 0 ] &&
+			! FAULTBENCH_ADDR=$WARMUP_ADDR /usr/local/bin/faultbench "$MIB" "$WARMUP" "$node" >/dev/null; then
+			echo "BENCH row=$row error=faultbench"
+			rc=1
+			continue
+		fi
+		echo "BENCH row=$row trace=$TRACE_ADDR"
+		sync
+		FAULTBENCH_ADDR=$TRACE_ADDR /usr/local/bin/faultbench "$MIB" "$ROUNDS" "$node" >/tmp/fb.out || rc=1
+		sed "s/^R fault /R fault row=$row /" /tmp/fb.out
+		continue
+	fi
 	if [ "$WARMUP" -gt 0 ] && ! /usr/local/bin/faultbench "$MIB" "$WARMUP" "$node" >/dev/null; then
 		echo "BENCH row=$row error=faultbench"
 		rc=1

@@ -24,6 +24,12 @@
  * where on_node counts the pages move_pages() found on <n> (on node 0 when
  * no node is given).  Exit 1 when a system call fails.  Pinned to CPU 0.
  * Static, no external libraries.
+ *
+ * FAULTBENCH_ADDR=<addr> (environment; hex with 0x, page aligned) maps every
+ * round at that address (MAP_FIXED_NOREPLACE; exit 1 if it is taken), so a
+ * debugger can pick one known fault: page k of a round faults at exactly
+ * <addr> + k * 4096 (bench/fault-trace.sh).  Unset: the kernel chooses, as
+ * before; the output is the same either way.
  */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -39,6 +45,11 @@
 
 #define PAGE	       4096UL
 #define MPOL_BIND_MODE 2 /* MPOL_BIND in <linux/mempolicy.h> */
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+static void *fixed_addr; /* FAULTBENCH_ADDR, or NULL */
 
 static uint64_t now_ns(void)
 {
@@ -82,9 +93,16 @@ static int one_round(int r, size_t bytes, int node)
 	volatile char *p;
 	long on;
 
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(fixed_addr, bytes, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | (fixed_addr ? MAP_FIXED_NOREPLACE : 0), -1, 0);
 	if (p == MAP_FAILED) {
 		perror("faultbench: mmap");
+		return 1;
+	}
+	if (fixed_addr && p != fixed_addr) { /* a kernel before 4.17 ignores the flag */
+		fprintf(stderr, "faultbench: FAULTBENCH_ADDR %p: mapped at %p instead\n",
+			fixed_addr, (void *)p);
+		munmap((void *)p, bytes);
 		return 1;
 	}
 	madvise((void *)p, bytes, MADV_NOHUGEPAGE);
@@ -114,6 +132,7 @@ int main(int argc, char **argv)
 {
 	size_t mib;
 	cpu_set_t set;
+	const char *env = getenv("FAULTBENCH_ADDR");
 	int rounds, node;
 
 	if (argc < 3 || argc > 4) {
@@ -127,6 +146,17 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			"faultbench: bad arguments (mib 1..4096, rounds > 0, node 0..255)\n");
 		return 2;
+	}
+	if (env && *env) {
+		char *end;
+		unsigned long long a = strtoull(env, &end, 0);
+
+		if (*end || a == 0 || a % PAGE) {
+			fprintf(stderr, "faultbench: FAULTBENCH_ADDR wants a page-aligned address "
+					"(got '%s')\n", env);
+			return 2;
+		}
+		fixed_addr = (void *)(uintptr_t)a;
 	}
 	CPU_ZERO(&set);
 	CPU_SET(0, &set);

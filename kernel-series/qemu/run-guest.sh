@@ -51,6 +51,16 @@
 #                          guest's TSC and clocks count instructions, not host time.
 #                          icount runs TCG single-threaded: 1 vCPU (--cpus 1, the
 #                          default with --icount; more is refused)
+#   --gdb PORT             QEMU gdbstub on tcp:127.0.0.1:PORT (-gdb), the vCPU halted
+#                          at reset (-S) until a debugger attaches and continues it.
+#                          Works with --icount (same single-vCPU setup).  The stub
+#                          single-steps with IRQs and timers masked (QEMU's default
+#                          qqemu.sstep=0x7), and a step does not move the icount
+#                          clock; a stop (breakpoint, watchpoint, attach) does:
+#                          sleep=off takes the stopped vCPU for idle and jumps the
+#                          clock to the next timer deadline, so a timer interrupt
+#                          follows the resume.  --timeout still applies (wall time,
+#                          stops included)
 #   --timeout SEC          kill QEMU after SEC seconds (default 600)
 #   PNBENCH_QEMU_TCG_THREAD  single (default) or multi: TCG's vCPU threading
 #                          (--icount always runs single).  With multi, guests
@@ -116,7 +126,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 . "$here/../scripts/lib.sh"
 
 kernel=stock ndev=2 dsize=512 dram=1024 disk=512 cpus=2 ninit=1 private=0 online=1 online_type=movable append='' hmat=0 split=0
-script='' share='' timeout=600 log='' quiet=0 mk=() icount=0 cpus_set=0
+script='' share='' timeout=600 log='' quiet=0 mk=() icount=0 cpus_set=0 gdbport=''
 while (($#)); do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -127,6 +137,7 @@ while (($#)); do
 	--initiators) ninit=$2; shift 2 ;;
 	--hmat) hmat=1; shift ;;
 	--icount) icount=1; shift ;;
+	--gdb) gdbport=$2; shift 2 ;;
 	--disk) disk=$2; shift 2 ;;
 	--private) private=1; shift ;;
 	--split-dev) split=1; shift ;;
@@ -162,6 +173,11 @@ esac
 for v in ndev dsize dram disk cpus ninit timeout; do
 	[[ "${!v}" =~ ^[0-9]+$ ]] || PN_DIE_RC=2 pn_die "--${v} wants a number (got '${!v}')"
 done
+if [[ -n "$gdbport" ]]; then
+	if ! [[ "$gdbport" =~ ^[0-9]+$ ]] || ((gdbport < 1 || gdbport > 65535)); then
+		PN_DIE_RC=2 pn_die "--gdb wants a TCP port 1..65535 (got '$gdbport')"
+	fi
+fi
 if ((icount)); then
 	((cpus_set)) || cpus=1
 	((cpus == 1)) || PN_DIE_RC=2 pn_die "--icount runs one vCPU (TCG is single-threaded under icount): got --cpus $cpus"
@@ -251,10 +267,11 @@ if [[ -n "$share" ]]; then
 fi
 
 ((icount)) && extra+=(-icount 'shift=0,align=off,sleep=off')
+[[ -n "$gdbport" ]] && extra+=(-gdb "tcp:127.0.0.1:$gdbport" -S)
 
 others='' # the CPU nodes after node 0
 for ((j = 1; j < ninit; j++)); do others+=${others:+,}$j; done
-pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT")$( ((icount)) && echo ", icount"), node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB$( ((split)) && echo " (node $last: two regions, +128 MiB)") (online_$online_type), total ${total} MiB, timeout ${timeout}s"
+pn_log "booting $(basename "$kernel") ($kernel): ${cpus} vCPU$( ((ninit > 1)) && echo " over nodes 0,$others")$( ((hmat)) && echo ", HMAT")$( ((icount)) && echo ", icount")${gdbport:+, gdbstub 127.0.0.1:$gdbport (halted until a debugger continues)}, node0 ${d0} MiB (${dram} usable)$( ((ninit > 1)) && echo ", node(s) $others ${cnode} MiB each"), ${ndev} device node(s) [${devices:-none}] x ${dsize} MiB$( ((split)) && echo " (node $last: two regions, +128 MiB)") (online_$online_type), total ${total} MiB, timeout ${timeout}s"
 pn_log "cmdline: $cmd"
 tcg_thread=${PNBENCH_QEMU_TCG_THREAD:-single}
 [[ "$tcg_thread" == single || "$tcg_thread" == multi ]] ||
