@@ -46,31 +46,12 @@ for v in rounds reps warmup mib btimeout; do
 	[[ "${!v}" =~ ^[0-9]+$ ]] || PN_DIE_RC=2 pn_die "${v^^} wants a number (got '${!v}')"
 done
 ((rounds >= 1 && reps >= 1)) || PN_DIE_RC=2 pn_die "ROUNDS and REPS must be >= 1"
-setups='' none_rows='' private_rows=''
-for s in $scenarios; do
-	case "$s" in
-	none/dram) none_rows=dram ;;
-	private/dram | private/private) private_rows+="${private_rows:+ }${s#private/}" ;;
-	*) PN_DIE_RC=2 pn_die "SCENARIOS: unknown scenario '$s' (none/dram, private/dram, private/private)" ;;
-	esac
-done
-[[ -n "$none_rows" ]] && setups+=' none'
-[[ -n "$private_rows" ]] && setups+=' private'
+pn_bench_scenarios "$scenarios"
 command -v qemu-system-x86_64 >/dev/null || PN_DIE_RC=4 pn_die "qemu-system-x86_64 not installed: skipping the benchmark"
 
-# resolve <stock|patched|path>: print a bzImage path
-resolve() {
-	case "$1" in
-	stock | patched)
-		"$here/../scripts/kernel-path.sh" "$1" ||
-			PN_DIE_RC=4 pn_die "no $1 kernel in cache: run make -C kernel-series kernels (benchmark skipped)"
-		;;
-	*) [[ -f "$1" ]] || PN_DIE_RC=4 pn_die "kernel image '$1' not found"; printf '%s\n' "$1" ;;
-	esac
-}
 declare -A kernel label
-kernel[A]=$(resolve "${KERNEL_A:-stock}")
-kernel[B]=$(resolve "${KERNEL_B:-patched}")
+kernel[A]=$(pn_bench_kernel "${KERNEL_A:-stock}" benchmark)
+kernel[B]=$(pn_bench_kernel "${KERNEL_B:-patched}" benchmark)
 for side in A B; do
 	l=LABEL_$side
 	# a cached kernel is named by its directory (stock-<key>), another by its file

@@ -58,39 +58,20 @@ done
 ((page + faults <= mib * 256)) ||
 	PN_DIE_RC=2 pn_die "TRACE_PAGE + TRACE_FAULTS ($((page + faults))) must fit in MIB=$mib ($((mib * 256)) pages)"
 case "$trigger" in watch | break) ;; *) PN_DIE_RC=2 pn_die "TRACE_TRIGGER wants watch or break (got '$trigger')" ;; esac
-setups='' none_rows='' private_rows=''
-for s in $scenarios; do
-	case "$s" in
-	none/dram) none_rows=dram ;;
-	private/dram | private/private) private_rows+="${private_rows:+ }${s#private/}" ;;
-	*) PN_DIE_RC=2 pn_die "SCENARIOS: unknown scenario '$s' (none/dram, private/dram, private/private)" ;;
-	esac
-done
-[[ -n "$none_rows" ]] && setups+=' none'
-[[ -n "$private_rows" ]] && setups+=' private'
+pn_bench_scenarios "$scenarios"
 [[ -n "$setups" ]] || PN_DIE_RC=2 pn_die "SCENARIOS is empty"
 command -v qemu-system-x86_64 >/dev/null || PN_DIE_RC=4 pn_die "qemu-system-x86_64 not installed: skipping the trace"
 command -v gdb >/dev/null || PN_DIE_RC=4 pn_die "gdb not installed (apt-get install gdb): skipping the trace"
 gdb -q -nx -batch -ex 'python import gdb' >/dev/null 2>&1 ||
 	PN_DIE_RC=4 pn_die "this gdb has no Python: skipping the trace"
 
-# resolve <stock|patched|path>: print a bzImage path
-resolve() {
-	case "$1" in
-	stock | patched)
-		"$here/../scripts/kernel-path.sh" "$1" ||
-			PN_DIE_RC=4 pn_die "no $1 kernel in cache: run make -C kernel-series kernels (trace skipped)"
-		;;
-	*) [[ -f "$1" ]] || PN_DIE_RC=4 pn_die "kernel image '$1' not found"; printf '%s\n' "$1" ;;
-	esac
-}
 # sym MAP NAME: the address of text symbol NAME in MAP (hex, no 0x)
 sym() { awk -v n="$2" '$3 == n && $2 ~ /^[TtWw]$/ { print $1; exit }' "$1"; }
 
 declare -A kernel label map hmf gate
 for side in A B; do
 	k=KERNEL_$side l=LABEL_$side m=MAP_$side
-	kernel[$side]=$(resolve "${!k:-$([[ $side == A ]] && echo stock || echo patched)}")
+	kernel[$side]=$(pn_bench_kernel "${!k:-$([[ $side == A ]] && echo stock || echo patched)}" trace)
 	name=$(basename "${kernel[$side]}")
 	[[ "$name" == bzImage ]] && name=$(basename "$(dirname "${kernel[$side]}")")
 	label[$side]=${!l:-$name}

@@ -92,3 +92,33 @@ pn_require_patches() {
 	n=$(pn_series_patches | wc -l)
 	((n > 0)) || pn_die "no patches in series ($PN_PATCH_DIR/series is missing or empty): the patched kernel cannot be built yet"
 }
+
+# pn_bench_scenarios LIST: the guest setups and rows of the fault benchmark's
+# scenarios (none/dram, private/dram, private/private), into the caller's
+# setups, none_rows and private_rows; another word dies with exit 2.
+pn_bench_scenarios() {
+	local s
+	setups='' none_rows='' private_rows=''
+	for s in $1; do
+		case "$s" in
+		none/dram) none_rows=dram ;;
+		private/dram | private/private) private_rows+="${private_rows:+ }${s#private/}" ;;
+		*) PN_DIE_RC=2 pn_die "SCENARIOS: unknown scenario '$s' (none/dram, private/dram, private/private)" ;;
+		esac
+	done
+	[[ -n "$none_rows" ]] && setups+=' none'
+	[[ -n "$private_rows" ]] && setups+=' private'
+	return 0
+}
+
+# pn_bench_kernel stock|patched|PATH WHAT: the bzImage to boot (exit 4 when
+# it is missing; WHAT names what is skipped then)
+pn_bench_kernel() {
+	case "$1" in
+	stock | patched)
+		"$PN_SERIES_DIR/scripts/kernel-path.sh" "$1" ||
+			PN_DIE_RC=4 pn_die "no $1 kernel in cache: run make -C kernel-series kernels ($2 skipped)"
+		;;
+	*) [[ -f "$1" ]] || PN_DIE_RC=4 pn_die "kernel image '$1' not found"; printf '%s\n' "$1" ;;
+	esac
+}
