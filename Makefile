@@ -98,7 +98,11 @@ TOOL_BIN := $(filter-out $(O)/tests/perf%,$(TOOL_BIN))
 BENCH_BIN := $(filter-out $(O)/bench/perf%,$(BENCH_BIN))
 endif
 
-all: $(O)/pnbench $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
+all: $(O)/pnbench $(O)/pnbench.1 $(UNIT_BIN) $(TOOL_BIN) $(BENCH_BIN)
+
+# pnbench(1), from the help texts of the binary just built (help2man)
+$(O)/pnbench.1: $(O)/pnbench scripts/manpage.sh
+	scripts/manpage.sh $(O)/pnbench $@
 
 # The registries are generated from the file names: one workload or
 # collector per file, named after the file.
@@ -237,8 +241,9 @@ selftests:
 # the binary, and report/ where `pnbench report` looks for it beside an
 # installed binary (PREFIX/share/pnbench/report/pnreport.py)
 REPORT_DIR = $(DESTDIR)$(PREFIX)/share/pnbench/report
-install: $(O)/pnbench
+install: $(O)/pnbench $(O)/pnbench.1
 	install -D -m 0755 $(O)/pnbench $(DESTDIR)$(PREFIX)/bin/pnbench
+	install -D -m 0644 $(O)/pnbench.1 $(DESTDIR)$(PREFIX)/share/man/man1/pnbench.1
 	install -d $(REPORT_DIR)/pnreportlib
 	install -m 0755 report/pnreport.py $(REPORT_DIR)/pnreport.py
 	install -m 0644 report/compare.json report/index.sql report/README.md $(REPORT_DIR)/

@@ -22,7 +22,7 @@ PKGS=(
 	clang libclang-rt-14-dev clang-tidy clang-format cppcheck shellcheck
 	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf
 	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils
-	flex bison libelf-dev bc
+	flex bison libelf-dev bc gdb help2man groff-base
 	libcap-dev liburing-dev bash-static procps psmisc
 	ansible-core postgresql python3-psycopg2 openssh-server openssh-client iproute2
 )
