@@ -92,8 +92,8 @@ work=$(mktemp -d /tmp/pnbench-e2e.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 [[ -n "$logs" ]] && mkdir -p "$logs"
 pn_log "compiling the in-guest test program (gcc -static)"
-gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here/pn-e2e-test.c" "$here/pn-e2e-revoke.c" "$here/pn-e2e-sysfs.c" ||
-	pn_die "gcc -static failed for tests/pn-e2e-test.c + pn-e2e-revoke.c + pn-e2e-sysfs.c (is libc6-dev installed?)"
+gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here"/pn-e2e-*.c ||
+	pn_die "gcc -static failed for tests/pn-e2e-*.c (is libc6-dev installed?)"
 
 # run_kind <kind> <online type> <kernel> [run-guest args...]; sets $log, $grc
 run_kind() {

@@ -31,7 +31,14 @@ stock=$("$KS/scripts/kernel-path.sh" stock 2>/dev/null) || skipall "no stock ker
 patched=$("$KS/scripts/kernel-path.sh" patched 2>/dev/null) || skipall "no patched kernel in the cache (make kernels)"
 T=$(mktemp -d /tmp/pnbench-guest.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-gcc -static -O2 -o "$T/pn-e2e-test" "$KS/tests/pn-e2e-test.c" || skipall "cannot build the static guest helper"
+command -v gcc >/dev/null || skipall "gcc not installed (make deps)"
+# the e2e helper is one static binary of every kernel-series/tests/pn-e2e-*.c,
+# as e2e.sh builds it; a build failure is ours: fail, never skip
+if ! gcc -static -O2 -o "$T/pn-e2e-test" "$KS"/tests/pn-e2e-*.c 2>"$T/gcc.log"; then
+	notok "the static guest helper builds (kernel-series/tests/pn-e2e-*.c)" "$(tail -5 "$T/gcc.log")"
+	echo "1..$n"
+	exit 1
+fi
 gcc -static -O2 -o "$T/pn-leak" tests/tools/pn-leak.c -lnuma 2>/dev/null || skipall "cannot build the static pn-leak (libnuma.a)"
 
 # The demo's movable cell of this kernel, when its pressure, interleave and
