@@ -5,6 +5,11 @@
 # lists, verbatim, so the page never says other than the binary does.
 set -euo pipefail
 bin=$1 out=$2
+# commands whose help comes from a script (demo, report) find it in this
+# source tree, wherever the binary was built (O=...)
+PNBENCH_SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
+PNBENCH_REPORT=${PNBENCH_REPORT:-$PNBENCH_SRCDIR/report/pnreport.py}
+export PNBENCH_SRCDIR PNBENCH_REPORT
 command -v help2man >/dev/null ||
 	{ echo "manpage: help2man not installed (make deps installs it)" >&2; exit 1; }
 inc=$(mktemp)
