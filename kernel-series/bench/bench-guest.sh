@@ -29,25 +29,18 @@ for row in $ROWS; do
 		node=$dev
 	fi
 	echo "BENCH row=$row node=$node"
-	if [ -n "$TRACE_ADDR" ]; then
-		if [ "$WARMUP" -gt 0 ] &&
-			! FAULTBENCH_ADDR=$WARMUP_ADDR /usr/local/bin/faultbench "$MIB" "$WARMUP" "$node" >/dev/null; then
-			echo "BENCH row=$row error=faultbench"
-			rc=1
-			continue
-		fi
-		echo "BENCH row=$row trace=$TRACE_ADDR"
-		sync
-		FAULTBENCH_ADDR=$TRACE_ADDR /usr/local/bin/faultbench "$MIB" "$ROUNDS" "$node" >/tmp/fb.out || rc=1
-		sed "s/^R fault /R fault row=$row /" /tmp/fb.out
-		continue
-	fi
-	if [ "$WARMUP" -gt 0 ] && ! /usr/local/bin/faultbench "$MIB" "$WARMUP" "$node" >/dev/null; then
+	# fault-trace's warm-up runs at WARMUP_ADDR (an empty address is none)
+	if [ "$WARMUP" -gt 0 ] && ! FAULTBENCH_ADDR=${TRACE_ADDR:+$WARMUP_ADDR} \
+		/usr/local/bin/faultbench "$MIB" "$WARMUP" "$node" >/dev/null; then
 		echo "BENCH row=$row error=faultbench"
 		rc=1
 		continue
 	fi
-	/usr/local/bin/faultbench "$MIB" "$ROUNDS" "$node" >/tmp/fb.out || rc=1
+	if [ -n "$TRACE_ADDR" ]; then
+		echo "BENCH row=$row trace=$TRACE_ADDR"
+		sync
+	fi
+	FAULTBENCH_ADDR=$TRACE_ADDR /usr/local/bin/faultbench "$MIB" "$ROUNDS" "$node" >/tmp/fb.out || rc=1
 	sed "s/^R fault /R fault row=$row /" /tmp/fb.out
 done
 exit $rc
