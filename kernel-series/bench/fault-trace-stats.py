@@ -64,32 +64,39 @@ def name_rank(name):
     return (marker, name.startswith("__"))
 
 
+def numbered_lines(path, errors="strict"):
+    """(line number, line without its newline) for each line of path; an
+    unreadable file ends the run naming it."""
+    try:
+        f = open(path, encoding="utf-8", errors=errors)
+    except OSError as e:
+        fail(f"cannot read {path}: {e.strerror}")
+    with f:
+        for lineno, line in enumerate(f, 1):
+            yield lineno, line.rstrip("\n")
+
+
 class SymbolMap:
     """Text symbols of a System.map or `nm -n` listing; lookup by bisect."""
 
     def __init__(self, path, prefix=""):
         self.prefix = prefix
         best = {}
-        try:
-            f = open(path, encoding="utf-8", errors="replace")
-        except OSError as e:
-            fail(f"cannot read {path}: {e.strerror}")
-        with f:
-            for lineno, line in enumerate(f, 1):
-                w = line.split()
-                if not w:
-                    continue
-                if len(w) < 3 or len(w[1]) != 1:
-                    fail(f"{path}:{lineno}: not a 'address type name' line: {line.rstrip()!r}")
-                if w[1] not in TEXT_TYPES:
-                    continue
-                try:
-                    a = int(w[0], 16)
-                except ValueError:
-                    fail(f"{path}:{lineno}: address is not hex: '{w[0]}'")
-                n = w[2]
-                if a not in best or name_rank(n) < name_rank(best[a]):
-                    best[a] = n
+        for lineno, line in numbered_lines(path, errors="replace"):
+            w = line.split()
+            if not w:
+                continue
+            if len(w) < 3 or len(w[1]) != 1:
+                fail(f"{path}:{lineno}: not a 'address type name' line: {line.rstrip()!r}")
+            if w[1] not in TEXT_TYPES:
+                continue
+            try:
+                a = int(w[0], 16)
+            except ValueError:
+                fail(f"{path}:{lineno}: address is not hex: '{w[0]}'")
+            n = w[2]
+            if a not in best or name_rank(n) < name_rank(best[a]):
+                best[a] = n
         if not best:
             fail(f"{path}: no text symbols (types T t W w)")
         self.addrs = sorted(best)
@@ -106,25 +113,20 @@ class SymbolMap:
 def read_pcs(path):
     """[[pc, ...] per period]; PCs before any period line form one period."""
     periods, cur, started = [], [], False
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    with f:
-        for lineno, line in enumerate(f, 1):
-            s = line.strip()
-            if not s:
-                continue
-            if s.startswith("#"):
-                if s.startswith("# period"):
-                    if started or cur:
-                        periods.append(cur)
-                    cur, started = [], True
-                continue
-            try:
-                cur.append(int(s, 16))
-            except ValueError:
-                fail(f"{path}:{lineno}: not a hex PC: '{s}'")
+    for lineno, line in numbered_lines(path):
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("#"):
+            if s.startswith("# period"):
+                if started or cur:
+                    periods.append(cur)
+                cur, started = [], True
+            continue
+        try:
+            cur.append(int(s, 16))
+        except ValueError:
+            fail(f"{path}:{lineno}: not a hex PC: '{s}'")
     if started or cur:
         periods.append(cur)
     if not periods or not any(periods):
@@ -234,26 +236,20 @@ def cmd_table(args):
 
 def read_tsv(path):
     meta, rows = {}, {}
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as e:
-        fail(f"cannot read {path}: {e.strerror}")
-    with f:
-        for lineno, line in enumerate(f, 1):
-            line = line.rstrip("\n")
-            if not line:
-                continue
-            w = line.split("\t")
-            if line.startswith("#"):
-                if len(w) == 2:
-                    meta[w[0][2:]] = w[1]
-                continue
-            if len(w) != 5:
-                fail(f"{path}:{lineno}: {len(w)} fields, want 5")
-            try:
-                rows[w[0]] = [int(x) for x in w[1:]]
-            except ValueError:
-                fail(f"{path}:{lineno}: a count is not an integer")
+    for lineno, line in numbered_lines(path):
+        if not line:
+            continue
+        w = line.split("\t")
+        if line.startswith("#"):
+            if len(w) == 2:
+                meta[w[0][2:]] = w[1]
+            continue
+        if len(w) != 5:
+            fail(f"{path}:{lineno}: {len(w)} fields, want 5")
+        try:
+            rows[w[0]] = [int(x) for x in w[1:]]
+        except ValueError:
+            fail(f"{path}:{lineno}: a count is not an integer")
     try:
         faults = int(meta.get("faults", ""))
     except ValueError:
