@@ -122,6 +122,18 @@ L2="hot-add kind: dax A's private blocks onlined after that: node$Q in has_priva
 L3="hot-add kind (reverse): private memory to node$Q (dax A, node$Q in kmem private_nodes) while its ordinary memory (dax B) is added but offline: refused"
 L4="hot-add kind (reverse): dax B's ordinary blocks onlined after that: node$Q in has_memory, not in has_private_memory"
 L5="hot-add kind: node$Q restored (dax A and B bound as private memory, blocks, private_nodes, auto_online_blocks as found)"
+# ha_kept <label> <blocks> <in> <out>: online <blocks>; they all come online
+# and node Q is in has_<in>, not in has_<out> (memory, private_memory): the
+# kind the earlier add decided is the one the node has
+ha_kept() {
+	f=$(ha_state online_movable "$2")
+	on=$(ha_online "$2")
+	hin=$(cat "$NODE/has_$3")
+	hout=$(cat "$NODE/has_$4")
+	check "[ $on = $(ha_n "$2") ] && in_list $Q '$hin' && ! in_list $Q '$hout'" \
+		"$1: $on of $(ha_n "$2") blocks online, has_$3 '$hin', has_$4 '$hout'" \
+		"$f online failure(s); node$Q came online $(ha_kind)"
+}
 ha_skip_all() { # ha_skip_all <reason> [first [last]]: skip checks L<first>..L<last>
 	i=0
 	for l in "$L1" "$L2" "$L3" "$L4" "$L5"; do
@@ -170,13 +182,7 @@ else
 			ha_kp without
 			info "hot-add kind: private_nodes now '$(cat $HA_KP)'"
 			ha_refused "$L1" "$ha_b" "$ha_ablk"
-			f=$(ha_state online_movable "$ha_ablk")
-			on=$(ha_online "$ha_ablk")
-			hm=$(cat "$NODE/has_memory")
-			hp=$(cat "$NODE/has_private_memory")
-			check "[ $on = $(ha_n "$ha_ablk") ] && in_list $Q '$hp' && ! in_list $Q '$hm'" \
-				"$L2: $on of $(ha_n "$ha_ablk") blocks online, has_private_memory '$hp', has_memory '$hm'" \
-				"$f online failure(s); node$Q came online $(ha_kind)"
+			ha_kept "$L2" "$ha_ablk" private_memory memory
 
 			# --- reverse: ordinary added (offline), then private ---------
 			ha_clear
@@ -190,13 +196,7 @@ else
 				ha_kp with
 				info "hot-add kind (reverse): private_nodes now '$(cat $HA_KP)'"
 				ha_refused "$L3" "$ha_a" "$ha_bblk"
-				f=$(ha_state online_movable "$ha_bblk")
-				on=$(ha_online "$ha_bblk")
-				hm=$(cat "$NODE/has_memory")
-				hp=$(cat "$NODE/has_private_memory")
-				check "[ $on = $(ha_n "$ha_bblk") ] && in_list $Q '$hm' && ! in_list $Q '$hp'" \
-					"$L4: $on of $(ha_n "$ha_bblk") blocks online, has_memory '$hm', has_private_memory '$hp'" \
-					"$f online failure(s); node$Q came online $(ha_kind)"
+				ha_kept "$L4" "$ha_bblk" memory private_memory
 			fi
 		fi
 
