@@ -84,6 +84,14 @@ if [ "$MODE" != stock ]; then
 	check "[ '$m' = '$MODE' ]" "sysfs node/private_node_mode reads $MODE" "read '$m'"
 	check "[ -f $(opt "$P" mempolicy) ]" "sysfs opt-in knobs exist for node$P" "missing $(opt "$P" mempolicy)"
 	check "[ -f $(opt 0 mempolicy) ] && ! echo 1 2>/dev/null >$(opt 0 mempolicy)" "node0/private/mempolicy exists and refuses writes (node0 is not private)" "files: $(echo "$NODE"/node0/private/*)"
+	if [ "$MODE" = private ]; then
+		o=$(cat "$(opt "$P" owner)" 2>/dev/null)
+		t=$(cat "$(opt "$P" tolerates)" 2>/dev/null)
+		o0=$(cat "$(opt 0 owner)" 2>/dev/null)
+		check "[ '$o' = kmem ] && [ '$t' = 'mempolicy numa_balancing compaction reclaim demotion' ] && [ '$o0' = none ]" \
+			"node$P owned by kmem, which hot-added it, tolerating every opt-in (kmem.private_tolerate=all); node0 has no owner" \
+			"node$P owner '$o', tolerates '$t'; node0 owner '$o0'"
+	fi
 fi
 
 # --- explicit mbind --------------------------------------------------------
@@ -133,12 +141,19 @@ fi
 # variant and restored to what it was at the end (checked: the sections below
 # need node P opted in).
 RV=1024
-revoke_run() { # revoke_run <mbind|setpol> <mask_hex>: sets r1, r2, rrc, off
+revoke_run() { # revoke_run <mbind|setpol> <mask_hex> [<cpuset dir>]: sets r1, r2, rrc, off
+	# without a cpuset: revoked by echo 0 > the opt-in, off = the opt-in
+	# after it; in <cpuset dir>: revoked by cpuset.mems 0, off = mems.effective
 	knob=$(opt "$P" mempolicy)
 	echo 1 >"$knob"
 	rdir=$(mktemp -d /tmp/pn-revoke.XXXXXX)
 	mkfifo "$rdir/in" "$rdir/out"
-	$T revoke "$1" "$2" $RV <"$rdir/in" >"$rdir/out" &
+	if [ -n "$3" ]; then
+		sh -c "echo \$\$ >$3/cgroup.procs && exec $T revoke $1 $2 $RV" <"$rdir/in" >"$rdir/out" &
+		knob=$3/cpuset.mems
+	else
+		$T revoke "$1" "$2" $RV <"$rdir/in" >"$rdir/out" &
+	fi
 	rpid=$!
 	# the same order of opens as the helper's redirections: no deadlock
 	exec 3>"$rdir/in" 4<"$rdir/out"
@@ -147,6 +162,7 @@ revoke_run() { # revoke_run <mbind|setpol> <mask_hex>: sets r1, r2, rrc, off
 	if [ "$(field ok "$r1")" = 1 ]; then
 		if echo 0 2>/dev/null >"$knob"; then
 			off=$(cat "$knob")
+			[ -n "$3" ] && off=$(cat "$3/cpuset.mems.effective")
 		else
 			off="write refused, reads $(cat "$knob")"
 		fi
@@ -163,7 +179,7 @@ revoke_run() { # revoke_run <mbind|setpol> <mask_hex>: sets r1, r2, rrc, off
 	wait $rpid
 	rrc=$?
 	rm -rf "$rdir"
-	echo 1 >"$knob"
+	echo 1 >"$(opt "$P" mempolicy)"
 }
 revoke_check() { # revoke_check <mbind|setpol> <mask_hex> <label>
 	revoke_run "$1" "$2"
@@ -224,6 +240,77 @@ if [ "$MODE" = private ]; then
 	r=$($T move "$Q" 64)
 	info "$r"
 	check "[ '$(field errno "$r")' = 19 ] && [ '$(field on_node "$r")' = 0 ]" "move_pages() to non-opted-in private node$Q -> ENODEV" "$r"
+fi
+
+# --- access through cpusets ------------------------------------------------------
+# A private node that opted in to mempolicy is granted to the top cpuset, and
+# from it to every cpuset whose cpuset.mems names it (or names none); a task in
+# a cpuset not granted the node can name it in no policy and have no page moved
+# to it, whoever asks: CAP_SYS_NICE lets migrate_pages() go outside a target's
+# cpuset for ordinary nodes only (CONTRACT.md, series v3).  Refusals and DRAM
+# placement are as expected; a page on node P from the confined cpuset is a
+# leak.  Taking P out of a cpuset's mems revokes it like the opt-out does.
+ACG=/sys/fs/cgroup
+mems_in() { # mems_in <cgroup dir>: Mems_allowed_list of a task in it
+	sh -c "echo \$\$ >$1/cgroup.procs && exec awk '\$1 == \"Mems_allowed_list:\" { print \$2 }' /proc/self/status"
+}
+t_in() { # t_in <cgroup dir> <helper args...>: the helper, run in the cgroup
+	tcg=$1
+	shift
+	sh -c "echo \$\$ >$tcg/cgroup.procs && exec $T $*"
+}
+acc_labels="Mems_allowed mbind-bind mbind-preferred setpol-bind setpol-interleave interleave-0P move_pages migrate_pages migrate_pages-other granted-bind revoke-cpuset"
+if [ "$MODE" != private ]; then
+	for l in $acc_labels; do
+		skip "access through cpusets: $l # $MODE kernel: node$P is ordinary memory, cpusets hand it out like any node"
+	done
+elif ! { [ -f $ACG/cgroup.subtree_control ] && echo +cpuset >$ACG/cgroup.subtree_control 2>/dev/null &&
+	mkdir -p $ACG/pn-conf $ACG/pn-grant && echo 0 >$ACG/pn-conf/cpuset.mems 2>/dev/null &&
+	echo "0,$P" >$ACG/pn-grant/cpuset.mems 2>/dev/null; }; then
+	for l in $acc_labels; do
+		skip "access through cpusets: $l # no cgroup v2 cpuset controller"
+	done
+else
+	pm=$(hex $((1 << P)))
+	m=$(awk '$1 == "Mems_allowed_list:" { print $2 }' /proc/self/status)
+	mc=$(mems_in $ACG/pn-conf)
+	mg=$(mems_in $ACG/pn-grant)
+	check "in_list $P '$m' && ! in_list $Q '$m' && [ '$mc' = 0 ] && in_list $P '$mg'" \
+		"access: Mems_allowed has opted-in node$P in the top cpuset ($m) and in a cpuset granted it ($mg), not node$Q, and only node0 in a cpuset of mems 0 ($mc)" \
+		"top '$m', granted '$mg', confined '$mc'"
+	for mode in bind preferred; do
+		r=$(t_in $ACG/pn-conf mbind "$P" $mode 64)
+		check "[ '$(field errno "$r")' = 22 ] && [ -z '$(field "node$P" "$r")' ]" "access: mbind(MPOL_$(echo $mode | tr "[:lower:]" "[:upper:]"), node$P) from a cpuset of mems 0 -> EINVAL" "$r"
+	done
+	for mode in bind interleave; do
+		r=$(t_in $ACG/pn-conf setpol "$pm" $mode 64)
+		check "[ '$(field errno "$r")' = 22 ] && [ -z '$(field "node$P" "$r")' ]" "access: set_mempolicy(MPOL_$(echo $mode | tr "[:lower:]" "[:upper:]"), {$P}) from a cpuset of mems 0 -> EINVAL" "$r"
+	done
+	r=$(t_in $ACG/pn-conf mbind-mask "$(hex $((1 | (1 << P))))" interleave 256)
+	check "[ '$(field ok "$r")' = 1 ] && [ '$(field node0 "$r")' = 256 ]" "access: mbind(MPOL_INTERLEAVE, {0,$P}) from a cpuset of mems 0: accepted, 256/256 on node0 (node$P ignored like an offline node)" "$r"
+	r=$(t_in $ACG/pn-conf move "$P" 64)
+	check "[ '$(field errno "$r")' = 13 ] && [ '$(field on_node "$r")' = 0 ]" "access: move_pages() to node$P from a cpuset of mems 0 -> EACCES, none moved" "$r"
+	r=$(t_in $ACG/pn-conf migrate 1 "$pm" 64)
+	check "[ '$(field rc "$r")' != 0 ] && [ -z '$(field "node$P" "$r")' ]" "access: migrate_pages(node0 -> node$P) from a cpuset of mems 0: refused, none moved" "$r"
+	sh -c "echo \$\$ >$ACG/pn-conf/cgroup.procs && exec sleep 60" &
+	spid=$!
+	sleep 1
+	r=$($T migrate-pid $spid 1 "$pm")
+	kill $spid 2>/dev/null
+	wait $spid 2>/dev/null
+	check "[ '$(field errno "$r")' = 1 ]" "access: migrate_pages() by root in the top cpuset of a task in a cpuset of mems 0 to node$P -> EPERM (CAP_SYS_NICE grants no private node)" "$r"
+	r=$(t_in $ACG/pn-grant mbind "$P" bind 256)
+	check "[ '$(field on_node "$r")' = 256 ]" "access: mbind(MPOL_BIND, node$P) from a cpuset granted node$P (mems 0,$P): 256/256 on node$P" "$r"
+	revoke_run mbind "$pm" $ACG/pn-grant
+	info "$r1"
+	info "${r2:-no second line}; helper exit $rrc; pn-grant cpuset.mems.effective after echo 0 > cpuset.mems: $off"
+	a=$(field "node$P" "$r1")
+	b0=$(field node0 "$r2")
+	bp=$(field "node$P" "$r2")
+	check "[ '${a:-0}' = $RV ] && [ '$off' = 0 ] && [ $rrc = 0 ] && [ '$(field sigbus "$r2")' = 0 ] && [ -z '$bp' ] && [ '${b0:-0}' = $RV ]" \
+		"access: revoke by cpuset: mbind(MPOL_BIND,{$P}) in a cpuset granted node$P (first $RV pages on node$P: ${a:-0}), then cpuset.mems 0: the next $RV on node0 (${b0:-0}), none on node$P" \
+		"before: ${r1:-none}; after: ${r2:-none}; mems.effective '$off', helper exit $rrc"
+	rmdir $ACG/pn-conf $ACG/pn-grant 2>/dev/null
 fi
 
 # --- system-wide accounting: meminfo, dirty limits, min_free_kbytes ---------------
@@ -462,9 +549,9 @@ done
 # Node P opted in to reclaim, swap on the scratch disk.  memory.reclaim of a
 # cgroup whose pages sit on P must reach them (memcg reclaim walks the local
 # node's zonelist, which lists no private zone), and a strict bind larger than
-# P's free memory by a task in a child cpuset must reclaim P instead of
-# OOM-killing (cpusets do not manage private nodes: shrink_zones() and
-# wakeup_kswapd() must not skip P for not being in the cpuset's mems).
+# P's free memory by a task in a child cpuset granted P (cpuset.mems 0,P) must
+# reclaim P instead of OOM-killing or spilling to node 0 (shrink_zones() and
+# wakeup_kswapd() reach P for a request the gate would serve there).
 if [ "$MODE" = private ]; then
 	[ -n "$storm_file" ] && rm -f "$storm_file"
 	sw=/mnt/scratch/swap
@@ -490,7 +577,7 @@ if [ "$MODE" = private ]; then
 		rec=$(field reclaimed "$r")
 		check "[ ${rec:-0} -ge 4096 ]" "memory.reclaim reaches node$P's pages with the reclaim opt-in: ${rec:-?} of 8192 swapped out" "$r"
 		if echo +cpuset >$CG/cgroup.subtree_control 2>/dev/null && mkdir -p $CG/pn-cpuset &&
-			echo 0 >$CG/pn-cpuset/cpuset.mems 2>/dev/null; then
+			echo "0,$P" >$CG/pn-cpuset/cpuset.mems 2>/dev/null; then
 			n=$(($(nmem "$P" MemFree) / 4 + 8192))
 			o0=$(dmesg | grep -c 'invoked oom-killer')
 			s0=$(vm pswpout)
@@ -500,7 +587,7 @@ if [ "$MODE" = private ]; then
 			o1=$(dmesg | grep -c 'invoked oom-killer')
 			dram=$(field node0 "$r")
 			info "$r; pswpout ${s0:-absent} -> ${s1:-absent}; cpuset.mems $(cat $CG/pn-cpuset/cpuset.mems.effective)"
-			check "[ $rc = 0 ] && [ $o1 = $o0 ] && [ $(d "${s0:-0}" "${s1:-0}") -gt 0 ] && [ -z '$dram' ]" "strict bind to node$P of $n pages (free + 32 MiB) from a child cpuset (mems 0): none on DRAM node0 (${dram:-0}; the rest of the $n is node$P's $(field on_node "$r") and swap), node$P reclaimed (+$(d "${s0:-0}" "${s1:-0}") pswpout), no OOM kill" "exit $rc, $((o1 - o0)) OOM kill(s): $r"
+			check "[ $rc = 0 ] && [ $o1 = $o0 ] && [ $(d "${s0:-0}" "${s1:-0}") -gt 0 ] && [ -z '$dram' ]" "strict bind to node$P of $n pages (free + 32 MiB) from a child cpuset granted it (mems 0,$P): none on DRAM node0 (${dram:-0}; the rest of the $n is node$P's $(field on_node "$r") and swap), node$P reclaimed (+$(d "${s0:-0}" "${s1:-0}") pswpout), no OOM kill" "exit $rc, $((o1 - o0)) OOM kill(s): $r"
 			rmdir $CG/pn-cpuset 2>/dev/null
 		else
 			skip "reclaim opt-in in a child cpuset # no cgroup v2 cpuset controller"

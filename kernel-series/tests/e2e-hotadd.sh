@@ -27,10 +27,15 @@
 #            onlined (online_movable, so that they can go offline again
 #            whatever kernel allocations do meanwhile): Q is in has_memory
 #            and not in has_private_memory.  Offlined again.
+#            Between the two, A is added with kmem.private_tolerate narrowed to
+#            mempolicy,reclaim: kmem registers as node Q's owner with those, and
+#            the node's other opt-ins refuse writes with EPERM (sysfs narrows
+#            what the owner declares, never widens it).
 #   restore  Q as the section found it: A and B bound to kmem as private
 #            memory, as many blocks, online if they were, private_nodes and
 #            auto_online_blocks as before.
 HA_KP=/sys/module/kmem/parameters/private_nodes
+HA_TOL=/sys/module/kmem/parameters/private_tolerate
 HA_AO=/sys/devices/system/memory/auto_online_blocks
 HA_KMEM=/sys/bus/dax/drivers/kmem
 HA_MEM=/sys/devices/system/memory
@@ -121,6 +126,7 @@ L1="hot-add kind: ordinary memory to node$Q (dax B, node$Q not in kmem private_n
 L2="hot-add kind: dax A's private blocks onlined after that: node$Q in has_private_memory, not in has_memory (the kind did not flip)"
 L3="hot-add kind (reverse): private memory to node$Q (dax A, node$Q in kmem private_nodes) while its ordinary memory (dax B) is added but offline: refused"
 L4="hot-add kind (reverse): dax B's ordinary blocks onlined after that: node$Q in has_memory, not in has_private_memory"
+L6="owner: node$Q added while kmem.private_tolerate was 'mempolicy,reclaim': private/owner kmem, private/tolerates 'mempolicy reclaim'; compaction, numa_balancing and demotion opt-ins refused (EPERM), reclaim accepted"
 L5="hot-add kind: node$Q restored (dax A and B bound as private memory, blocks, private_nodes, auto_online_blocks as found)"
 # ha_kept <label> <blocks> <in> <out>: online <blocks>; they all come online
 # and node Q is in has_<in>, not in has_<out> (memory, private_memory): the
@@ -134,11 +140,26 @@ ha_kept() {
 		"$1: $on of $(ha_n "$2") blocks online, has_$3 '$hin', has_$4 '$hout'" \
 		"$f online failure(s); node$Q came online $(ha_kind)"
 }
+# ha_owner: node Q (private, online) as kmem registered it with the narrowed
+# tolerances; its opt-ins turned off again
+ha_owner() {
+	o=$(cat "$NODE/node$Q/private/owner" 2>/dev/null)
+	t=$(cat "$NODE/node$Q/private/tolerates" 2>/dev/null)
+	e=''
+	for f in compaction numa_balancing demotion reclaim; do
+		r=$($T write "$(opt "$Q" $f)" 1)
+		e="$e $f=$(field errno "$r")$(cat "$(opt "$Q" $f)")"
+	done
+	echo 0 >"$(opt "$Q" reclaim)"
+	info "owner: node$Q owner '$o', tolerates '$t'; write 1 -> errno and value:$e"
+	check "[ '$o' = kmem ] && [ '$t' = 'mempolicy reclaim' ] && [ '$e' = ' compaction=10 numa_balancing=10 demotion=10 reclaim=01' ]" \
+		"$L6" "owner '$o', tolerates '$t', errno/value per opt-in:$e"
+}
 ha_skip_all() { # ha_skip_all <reason> [first [last]]: skip checks L<first>..L<last>
 	i=0
-	for l in "$L1" "$L2" "$L3" "$L4" "$L5"; do
+	for l in "$L1" "$L2" "$L3" "$L4" "$L5" "$L6"; do
 		i=$((i + 1))
-		[ $i -ge "${2:-1}" ] && [ $i -le "${3:-5}" ] && skip "$l # $1"
+		[ $i -ge "${2:-1}" ] && [ $i -le "${3:-6}" ] && skip "$l # $1"
 	done
 }
 
@@ -154,11 +175,12 @@ elif [ "$MODE" != private ]; then
 	ha_skip_all "isolate mode: device nodes are N_MEMORY too (has_memory lists them), so the kind is not seen where this checks it; checked in private mode"
 elif [ "$P" = "$Q" ]; then
 	ha_skip_all "one device node only: node$Q is also the node the other sections use"
-elif [ -z "$ha_b" ] || [ ! -w $HA_KP ] || [ ! -w $HA_AO ] || [ ! -e $HA_KMEM/bind ]; then
+elif [ -z "$ha_b" ] || [ ! -w $HA_KP ] || [ ! -w $HA_TOL ] || [ ! -w $HA_AO ] || [ ! -e $HA_KMEM/bind ]; then
 	nok "hot-add kind: node$Q has two dax devices and kmem's private_nodes is writable # dax devices of node$Q: '$ha_a${ha_b:+ $ha_b}' (run-guest.sh --split-dev gives it two); $HA_KP $([ -w $HA_KP ] || echo 'not ')writable"
 	ha_skip_all "no second dax device on node$Q or no writable kmem private_nodes"
 else
 	ha_kp0=$(cat $HA_KP)
+	ha_tol0=$(cat $HA_TOL)
 	ha_ao0=$(cat $HA_AO)
 	ha_all0=$(ha_blocks)
 	ha_on0=$(ha_online "$ha_all0")
@@ -172,17 +194,21 @@ else
 	else
 		# --- forward: private added (offline), then ordinary -------------
 		ha_kp with
+		echo mempolicy,reclaim >$HA_TOL
 		ha_bind "$ha_a"
+		echo "$ha_tol0" >$HA_TOL
 		ha_ablk=$(ha_blocks)
 		info "hot-add kind: private_nodes '$(cat $HA_KP)': bind $ha_a -> errno $ha_errno; node$Q blocks '$ha_ablk' ($(ha_online "$ha_ablk") online)"
 		if [ "$ha_errno" != 0 ] || [ -z "$ha_ablk" ] || [ "$(ha_online "$ha_ablk")" != 0 ]; then
 			nok "$L1 # setup: private bind of $ha_a errno $ha_errno, node$Q blocks '$ha_ablk' ($(ha_online "$ha_ablk") online; expected some, none online)"
 			ha_skip_all "the private memory (dax A) was not added offline" 2 4
+			ha_skip_all "the private memory (dax A) was not added offline" 6 6
 		else
 			ha_kp without
 			info "hot-add kind: private_nodes now '$(cat $HA_KP)'"
 			ha_refused "$L1" "$ha_b" "$ha_ablk"
 			ha_kept "$L2" "$ha_ablk" private_memory memory
+			ha_owner
 
 			# --- reverse: ordinary added (offline), then private ---------
 			ha_clear

@@ -933,6 +933,8 @@ int main(int argc, char **argv)
 		rc = cmd_move(argc, argv);
 	else if (!strcmp(argv[1], "migrate"))
 		rc = cmd_migrate(argc, argv);
+	else if (!strcmp(argv[1], "migrate-pid"))
+		rc = cmd_migrate_pid(argc, argv);
 	else if (!strcmp(argv[1], "report"))
 		rc = cmd_report(argc, argv);
 	else if (!strcmp(argv[1], "demote"))
@@ -961,6 +963,7 @@ usage:
 		"       pn-e2e-test setpol <nodemask_hex|all> <interleave|bind|preferred> <pages>\n"
 		"       pn-e2e-test move <node> <pages>\n"
 		"       pn-e2e-test migrate <from_hex> <to_hex> <pages>\n"
+		"       pn-e2e-test migrate-pid <pid> <from_hex> <to_hex>\n"
 		"       pn-e2e-test report <node> <pages> [cgroup_dir]\n"
 		"       pn-e2e-test demote <cgroup_dir> <pages>\n"
 		"       pn-e2e-test reclaim <cgroup_dir> <node> <pages>\n"

@@ -24,6 +24,9 @@ void touch(char *p, size_t bytes);
 /* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
 void placement(char *p, size_t bytes, long *counts);
 
+/* pn-e2e-access.c */
+int cmd_migrate_pid(int argc, char **argv);
+
 /* pn-e2e-revoke.c */
 int cmd_revoke(int argc, char **argv);
 
