@@ -176,7 +176,7 @@ elif [ "$MODE" != private ]; then
 elif [ "$P" = "$Q" ]; then
 	ha_skip_all "one device node only: node$Q is also the node the other sections use"
 elif [ -z "$ha_b" ] || [ ! -w $HA_KP ] || [ ! -w $HA_TOL ] || [ ! -w $HA_AO ] || [ ! -e $HA_KMEM/bind ]; then
-	nok "hot-add kind: node$Q has two dax devices and kmem's private_nodes is writable # dax devices of node$Q: '$ha_a${ha_b:+ $ha_b}' (run-guest.sh --split-dev gives it two); $HA_KP $([ -w $HA_KP ] || echo 'not ')writable"
+	nok "hot-add kind: node$Q has two dax devices and kmem's private_nodes and private_tolerate are writable # dax devices of node$Q: '$ha_a${ha_b:+ $ha_b}' (run-guest.sh --split-dev gives it two); $HA_KP $([ -w $HA_KP ] || echo 'not ')writable; $HA_TOL $([ -w $HA_TOL ] || echo 'not ')writable"
 	ha_skip_all "no second dax device on node$Q or no writable kmem private_nodes"
 else
 	ha_kp0=$(cat $HA_KP)
