@@ -43,6 +43,12 @@ zones() { # zones <node>: zones with present pages, e.g. "Normal"
 field() { # field <key> <line>
 	echo "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1
 }
+in_cg() { # in_cg <cgroup dir> <command...>: run the command as a task of the cgroup
+	icg=$1
+	shift
+	sh -c "echo \$\$ >$icg/cgroup.procs && exec $*"
+}
+mems_allowed() { awk '$1 == "Mems_allowed_list:" { print $2 }'; } # of a /proc/<pid>/status
 
 devnodes=''
 for n in "$NODE"/node[0-9]*; do
@@ -149,7 +155,7 @@ revoke_run() { # revoke_run <mbind|setpol> <mask_hex> [<cpuset dir>]: sets r1, r
 	rdir=$(mktemp -d /tmp/pn-revoke.XXXXXX)
 	mkfifo "$rdir/in" "$rdir/out"
 	if [ -n "$3" ]; then
-		sh -c "echo \$\$ >$3/cgroup.procs && exec $T revoke $1 $2 $RV" <"$rdir/in" >"$rdir/out" &
+		in_cg "$3" "$T" revoke "$1" "$2" $RV <"$rdir/in" >"$rdir/out" &
 		knob=$3/cpuset.mems
 	else
 		$T revoke "$1" "$2" $RV <"$rdir/in" >"$rdir/out" &
@@ -251,14 +257,7 @@ fi
 # placement are as expected; a page on node P from the confined cpuset is a
 # leak.  Taking P out of a cpuset's mems revokes it like the opt-out does.
 ACG=/sys/fs/cgroup
-mems_in() { # mems_in <cgroup dir>: Mems_allowed_list of a task in it
-	sh -c "echo \$\$ >$1/cgroup.procs && exec awk '\$1 == \"Mems_allowed_list:\" { print \$2 }' /proc/self/status"
-}
-t_in() { # t_in <cgroup dir> <helper args...>: the helper, run in the cgroup
-	tcg=$1
-	shift
-	sh -c "echo \$\$ >$tcg/cgroup.procs && exec $T $*"
-}
+mems_in() { in_cg "$1" cat /proc/self/status | mems_allowed; } # of a task in cgroup $1
 acc_labels="Mems_allowed mbind-bind mbind-preferred setpol-bind setpol-interleave interleave-0P move_pages migrate_pages migrate_pages-other granted-bind revoke-cpuset"
 if [ "$MODE" != private ]; then
 	for l in $acc_labels; do
@@ -272,26 +271,27 @@ elif ! { [ -f $ACG/cgroup.subtree_control ] && echo +cpuset >$ACG/cgroup.subtree
 	done
 else
 	pm=$(hex $((1 << P)))
-	m=$(awk '$1 == "Mems_allowed_list:" { print $2 }' /proc/self/status)
+	m=$(mems_allowed </proc/self/status)
 	mc=$(mems_in $ACG/pn-conf)
 	mg=$(mems_in $ACG/pn-grant)
 	check "in_list $P '$m' && ! in_list $Q '$m' && [ '$mc' = 0 ] && in_list $P '$mg'" \
 		"access: Mems_allowed has opted-in node$P in the top cpuset ($m) and in a cpuset granted it ($mg), not node$Q, and only node0 in a cpuset of mems 0 ($mc)" \
 		"top '$m', granted '$mg', confined '$mc'"
 	for mode in bind preferred; do
-		r=$(t_in $ACG/pn-conf mbind "$P" $mode 64)
+		r=$(in_cg $ACG/pn-conf "$T" mbind "$P" $mode 64)
 		check "[ '$(field errno "$r")' = 22 ] && [ -z '$(field "node$P" "$r")' ]" "access: mbind(MPOL_$(echo $mode | tr "[:lower:]" "[:upper:]"), node$P) from a cpuset of mems 0 -> EINVAL" "$r"
 	done
 	for mode in bind interleave; do
-		r=$(t_in $ACG/pn-conf setpol "$pm" $mode 64)
+		r=$(in_cg $ACG/pn-conf "$T" setpol "$pm" $mode 64)
 		check "[ '$(field errno "$r")' = 22 ] && [ -z '$(field "node$P" "$r")' ]" "access: set_mempolicy(MPOL_$(echo $mode | tr "[:lower:]" "[:upper:]"), {$P}) from a cpuset of mems 0 -> EINVAL" "$r"
 	done
-	r=$(t_in $ACG/pn-conf mbind-mask "$(hex $((1 | (1 << P))))" interleave 256)
+	r=$(in_cg $ACG/pn-conf "$T" mbind-mask "$(hex $((1 | (1 << P))))" interleave 256)
 	check "[ '$(field ok "$r")' = 1 ] && [ '$(field node0 "$r")' = 256 ]" "access: mbind(MPOL_INTERLEAVE, {0,$P}) from a cpuset of mems 0: accepted, 256/256 on node0 (node$P ignored like an offline node)" "$r"
-	r=$(t_in $ACG/pn-conf move "$P" 64)
+	r=$(in_cg $ACG/pn-conf "$T" move "$P" 64)
 	check "[ '$(field errno "$r")' = 13 ] && [ '$(field on_node "$r")' = 0 ]" "access: move_pages() to node$P from a cpuset of mems 0 -> EACCES, none moved" "$r"
-	r=$(t_in $ACG/pn-conf migrate 1 "$pm" 64)
+	r=$(in_cg $ACG/pn-conf "$T" migrate 1 "$pm" 64)
 	check "[ '$(field rc "$r")' != 0 ] && [ -z '$(field "node$P" "$r")' ]" "access: migrate_pages(node0 -> node$P) from a cpuset of mems 0: refused, none moved" "$r"
+	# not in_cg: $! must be the pid that execs sleep in pn-conf, not a subshell's
 	sh -c "echo \$\$ >$ACG/pn-conf/cgroup.procs && exec sleep 60" &
 	spid=$!
 	sleep 1
@@ -299,7 +299,7 @@ else
 	kill $spid 2>/dev/null
 	wait $spid 2>/dev/null
 	check "[ '$(field errno "$r")' = 1 ]" "access: migrate_pages() by root in the top cpuset of a task in a cpuset of mems 0 to node$P -> EPERM (CAP_SYS_NICE grants no private node)" "$r"
-	r=$(t_in $ACG/pn-grant mbind "$P" bind 256)
+	r=$(in_cg $ACG/pn-grant "$T" mbind "$P" bind 256)
 	check "[ '$(field on_node "$r")' = 256 ]" "access: mbind(MPOL_BIND, node$P) from a cpuset granted node$P (mems 0,$P): 256/256 on node$P" "$r"
 	revoke_run mbind "$pm" $ACG/pn-grant
 	info "$r1"
@@ -581,7 +581,7 @@ if [ "$MODE" = private ]; then
 			n=$(($(nmem "$P" MemFree) / 4 + 8192))
 			o0=$(dmesg | grep -c 'invoked oom-killer')
 			s0=$(vm pswpout)
-			r=$(sh -c "echo \$\$ >$CG/pn-cpuset/cgroup.procs && exec $T mbind $P bind $n")
+			r=$(in_cg $CG/pn-cpuset "$T" mbind "$P" bind "$n")
 			rc=$?
 			s1=$(vm pswpout)
 			o1=$(dmesg | grep -c 'invoked oom-killer')
