@@ -11,6 +11,8 @@
 #   /mnt/host/<run>.log       its log
 #   /mnt/host/runs.txt        "<run> rc=<n> seconds=<s>", one line per run
 #   /mnt/host/fault.txt       the hot-remove fault step, key=value lines
+#   /mnt/host/<row>.txt       the contract rows (instrument clients access
+#                             revoke; scripts/demo-contract.sh), key=value
 #   /mnt/host/dmesg.txt       the kernel log at the end
 #
 # Runs are made in the guest's /tmp and copied afterwards, so that 9p traffic
@@ -18,12 +20,14 @@
 # read from the kernel: on stock and isolate the device nodes are named
 # (--private 1,2, or the list of pnbench.devices=), on private the kernel's
 # own private nodes are used.
+# The contract rows set the opt-ins they need themselves (instrument and the
+# first half of clients without them); the others run after optin().
 # /guest/demo.env may set RUNS (default: every run below) and DEMO_EXEC=1:
 # instead of the demo runs, `pnbench run --exec` of the command whose words
 # are the lines of /guest/exec.args (`pnbench vm --exec`).
 OUT=/mnt/host
 PN=/usr/local/bin/pnbench
-RUNS="probes explicit pressure interleave exhaust multinode fault"
+RUNS="probes instrument clients access revoke explicit pressure interleave exhaust multinode fault"
 DEMO_EXEC=""
 # shellcheck disable=SC1091
 [ -f /guest/demo.env ] && . /guest/demo.env
@@ -68,6 +72,8 @@ ROLE="--private $DEVICES"
 } >"$OUT/guest.txt.tmp" && mv "$OUT/guest.txt.tmp" "$OUT/guest.txt"
 
 now() { cut -d' ' -f1 /proc/uptime; }
+# shellcheck source=scripts/demo-contract.sh
+. /guest/demo-contract.sh
 secs() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 optin() { # user-space policies may name the private nodes (series)
 	for n in $DEVS; do
@@ -168,6 +174,7 @@ else
 		case $r in
 		# the probes before the opt-in: no user policy may name the nodes
 		probes) run probes /guest/demo/probes.json ;;
+		instrument | clients | access | revoke) "contract_$r" ;;
 		fault)
 			[ "$model" = private ] && optin
 			fault ;;

@@ -21,8 +21,9 @@
 #   --jobs N        guests at a time (default 2)
 #   --timeout SEC   per guest (default 900); a guest that hangs or panics is
 #                   a failed cell with its console log kept
-#   --runs LIST     the guest's runs (default: probes explicit pressure
-#                   interleave exhaust multinode fault)
+#   --runs LIST     the guest's runs (default: probes instrument clients
+#                   access revoke explicit pressure interleave exhaust
+#                   multinode fault)
 #   --no-build      never build a missing kernel (exit 4 instead)
 #   --no-report     skip the HTML report
 #
@@ -67,8 +68,8 @@ done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number (got '$jobs')"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds (got '$timeout')"
 for r in $runs; do
-	case $r in probes | explicit | pressure | interleave | exhaust | multinode | fault) ;;
-	*) die "--runs: unknown run '$r' (probes explicit pressure interleave exhaust multinode fault)" ;;
+	case $r in probes | instrument | clients | access | revoke | explicit | pressure | interleave | exhaust | multinode | fault) ;;
+	*) die "--runs: unknown run '$r' (probes instrument clients access revoke explicit pressure interleave exhaust multinode fault)" ;;
 	esac
 done
 [[ -x "$PN" ]] || die "$PN is not built (make)" 3
@@ -143,8 +144,10 @@ else
 		KMODEL[$n]=${K[model]} KAPPEND[$n]=${K[append]} KPRIV[$n]=${K[private_nodes]}
 	done
 fi
-leak=$top/$O/tests/pn-leak
-[[ -x "$leak" ]] || make -s "$O/tests/pn-leak" >/dev/null || die "cannot build $leak" 3
+leak=$top/$O/tests/pn-leak acc=$top/$O/tests/pn-access
+for t in "$leak" "$acc"; do
+	[[ -x "$t" ]] || make -s "${t#"$top"/}" >/dev/null || die "cannot build $t" 3
+done
 
 # ---- cells --------------------------------------------------------------------
 cells=()
@@ -168,7 +171,7 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 	mkdir -p "$d"
 	printf 'kernel=%s\nmodel=%s\nonline=%s\ntopology=%s\nkernel_path=%s\nappend=%s\n' \
 		"$k" "${KMODEL[$k]}" "$o" "${T[name]}" "${KPATH[$k]}" "${KAPPEND[$k]}" >"$d/cell.txt"
-	echo "RUNS=\"${runs:-probes explicit pressure interleave exhaust multinode fault}\"" >"$d/.env"
+	echo "RUNS=\"${runs:-probes instrument clients access revoke explicit pressure interleave exhaust multinode fault}\"" >"$d/.env"
 	((KPRIV[$k])) && args+=(--private)
 	((T[hmat])) && args+=(--hmat)
 	[[ -n "${KAPPEND[$k]}" ]] && args+=(--append " ${KAPPEND[$k]}")
@@ -177,7 +180,9 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 	setsid kernel-series/qemu/run-guest.sh --kernel "${KPATH[$k]}" "${args[@]}" --online "$o" \
 		--dev-nodes "${T[device_nodes]}" --dev-size "${T[device_mib]}" --dram "${T[dram_mib]}" \
 		--disk "${T[disk_mib]}" --cpus "${T[cpus]}" --initiators "${T[initiators]}" --timeout "$timeout" --quiet \
-		--log "$d/console.log" --script scripts/demo-guest.sh --add "$PN" --add "$leak" \
+		--log "$d/console.log" --script scripts/demo-guest.sh --add "$PN" --add "$leak" --add "$acc" \
+		--add /usr/bin/numactl --add /usr/bin/memhog --add /usr/bin/lstopo-no-graphics \
+		--file scripts/demo-contract.sh:/guest/demo-contract.sh \
 		--file configs/probes.json:/guest/demo/probes.json --file "$d/.env:/guest/demo.env" \
 		--share "$d" >"$d/run-guest.log" 2>&1 </dev/null &
 	PID[$c]=$!

@@ -23,7 +23,7 @@ import os
 import re
 import time
 
-from . import textout
+from . import demo_contract, textout
 
 DEVICES = ("1", "2")  # without devices= in guest.txt (pnbench.devices= of the guest)
 ROWS = [
@@ -34,8 +34,10 @@ ROWS = [
     ("exhaust", "device exhausted → DRAM fallback, no OOM"),
     ("multinode", "multi-node bind/preferred-many across devices"),
     ("fault", "device memory hot-removed under a holder"),
+] + demo_contract.ROWS + [
     ("dmesg", "kernel log: WARN/BUG/Oops"),
 ]
+MODELS = demo_contract.MODELS
 EXPECTED = {
     "pressure": {"stock": "> 0 pages", "isolate": "0 pages", "private": "0 pages"},
     "probes": {"stock": ">= 1 probe", "isolate": ">= 1 probe", "private": "0 probes"},
@@ -47,6 +49,31 @@ EXPECTED = {
     "fault": {m: "migrated or refused, no crash" for m in ("stock", "isolate", "private")},
     "dmesg": {m: "none" for m in ("stock", "isolate", "private")},
 }
+EXPECTED.update({k: {m: t for m, (t, _) in v.items()} for k, v in demo_contract.EXPECTED.items()})
+# why each model expects what it does: from its design, never from output
+_ANY = "every model"
+REASONS = {
+    "pressure": {"stock": "the device nodes are ordinary memory in every fallback list",
+                 "isolate": "no other node's fallback list names the devices",
+                 "private": "only __GFP_PRIVATE requests pass the gate of a private zone"},
+    "probes": {"stock": "per-node kernel paths allocate on any node with memory",
+               "isolate": "alloc_pages_node() of the device node still uses its own zonelist",
+               "private": "the gate refuses every request without the private context"},
+    "explicit": {m: f"{_ANY}: a policy binding to the device is served there (private: after the "
+                    "mempolicy opt-in)" for m in MODELS},
+    "interleave": {"stock": "weighted interleave over ordinary nodes is exact",
+                   "isolate": "the model has no answer for interleave over isolated nodes: shown",
+                   "private": "interleave over opted-in private nodes is served page for page"},
+    "exhaust": {"stock": "a full node falls back along the zonelist",
+                "isolate": "a full node falls back along the zonelist",
+                "private": "a private request falls back over the private nodes it names, then DRAM"},
+    "multinode": {"stock": "every node is reachable from every zonelist",
+                  "isolate": "no zonelist leads from one isolated node to another",
+                  "private": "private zonelists list the other private nodes, the gate admits named ones"},
+    "fault": {m: f"{_ANY}: memory hot-remove migrates or refuses, never crashes" for m in MODELS},
+    "dmesg": {m: f"{_ANY}: no warning, bug or oops is acceptable" for m in MODELS},
+}
+REASONS.update({k: {m: r for m, (_, r) in v.items()} for k, v in demo_contract.EXPECTED.items()})
 BAD_LOG = re.compile(r"(WARNING: |BUG: |Oops|Kernel panic|general protection fault|kernel BUG at)")
 
 
@@ -312,7 +339,7 @@ def judge_dmesg(cell, exp):
 
 JUDGES = {"pressure": judge_pressure, "probes": judge_probes, "explicit": judge_explicit,
           "interleave": judge_interleave, "exhaust": judge_exhaust, "multinode": judge_multinode,
-          "fault": judge_fault, "dmesg": judge_dmesg}
+          "fault": judge_fault, "dmesg": judge_dmesg, **demo_contract.JUDGES}
 
 
 def judge(cell, wanted):

@@ -25,6 +25,7 @@ import make_fixture  # noqa: E402
 from pnreportlib import compare, load  # noqa: E402
 from reportcheck import (PY, ROOT, Case, assert_not_blank, check_page, png_size,  # noqa: E402
                          pnreport)
+import test_demo_expected  # noqa: E402
 import test_exec  # noqa: E402
 import test_fmt  # noqa: E402
 import test_golden  # noqa: E402
@@ -41,6 +42,7 @@ ExecReport = test_exec.ExecReport
 Pages = test_pages.Pages
 FigureFiles = test_pages.FigureFiles
 Width = test_width.Width
+Expected = test_demo_expected.Expected
 
 T = None            # the fixtures' directory (setUpModule)
 KEEP = os.environ.get("PNREPORT_KEEP")

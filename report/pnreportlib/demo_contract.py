@@ -1,0 +1,222 @@
+"""The contract rows of the truth table (issue 21): what a reviewer checks
+beside placement, measured in each demo guest by scripts/demo-contract.sh
+(key=value files brought home over 9p) and judged here against the expected
+column of the kernel's model.  Every expectation carries its reason, taken
+from the model's design (configs/kernels/*.json, CONTRACT.md), never from
+output.
+
+  instrument  the suite itself: a transient leak is seen exactly, a quiet
+              run reports 0
+  clients     numactl, libnuma, memhog and lstopo see and use the device as
+              the model intends, without and with the grant
+  access      a task of a cpuset without the device (root and nobody) gets
+              no page onto it by any call; a granted cpuset is served
+  revoke      withdrawing the grant stops new pages landing on the device
+"""
+import json
+import os
+
+ROWS = [
+    ("instrument", "the instrument: transient leak seen exactly, quiet run 0"),
+    ("clients", "real clients: numactl, libnuma, memhog, lstopo"),
+    ("access", "access control: confined cpuset, user, root override"),
+    ("revoke", "revocation: grant withdrawn, next pages off the device"),
+]
+MODELS = ("stock", "isolate", "private")
+# (expected text, reason) per row and model
+EXPECTED = {
+    "instrument": {
+        "stock": ("8192 seen exactly, quiet 0",
+                  "the device is ordinary memory: a process bound to it gets its pages there, and the "
+                  "suite must report every one of them although they are freed before any sample"),
+        "isolate": ("8192 seen exactly, quiet 0",
+                    "the node is N_MEMORY, only missing from other nodes' fallback lists: an mbind() "
+                    "naming it is served, so the leak happens and must be reported exactly"),
+        "private": ("0 (policy refused), quiet 0",
+                    "a private node that has not opted in to mempolicy refuses user policies: the "
+                    "pages go to DRAM and the suite must report 0, not a guess"),
+    },
+    "clients": {
+        "stock": ("devices listed and used by every client",
+                  "ordinary NUMA nodes: numactl --hardware, libnuma and lstopo list them, "
+                  "--interleave=all spreads over them, --membind=<device> is served there"),
+        "isolate": ("devices listed and used by every client",
+                    "the nodes stay N_MEMORY and in every cpuset: the clients see and use them as on "
+                    "stock (interleave and membind name the node directly)"),
+        "private": ("listed; used only with the grant",
+                    "a private node is a NUMA node (listed with its size) but user space gets it only "
+                    "through the cpuset grant: without it Mems_allowed leaves it out, --interleave=all "
+                    "leaves it alone and --membind refuses; with it libnuma lists it and --membind is served"),
+    },
+    "access": {
+        "stock": ("confined 0; granted served; root override moves",
+                  "cpusets confine every task's own calls; CAP_SYS_NICE lets root's migrate_pages() "
+                  "move another task's pages outside its cpuset (kernel_migrate_pages())"),
+        "isolate": ("confined 0; granted served; root override moves",
+                    "the isolate model changes fallback lists only: cpusets and CAP_SYS_NICE work as "
+                    "on stock"),
+        "private": ("confined 0; granted served; root override refused",
+                    "user access to a private node goes through the cpuset grant only (series v3 "
+                    "patch 18): nothing reaches it from a cpuset not granted it, CAP_SYS_NICE included"),
+    },
+    "revoke": {
+        "stock": ("cpuset: 0 after",
+                  "taking the device out of cpuset.mems rebinds existing policies (no opt-in exists "
+                  "to withdraw)"),
+        "isolate": ("cpuset: 0 after",
+                    "as on stock: cpuset.mems rebinds existing policies"),
+        "private": ("cpuset: 0 after; opt-out: 0 after",
+                    "opt-outs revoke: the opt-in is checked again at every allocation and a cpuset "
+                    "rebind drops the node from existing policies (series v3)"),
+    },
+}
+PAGES = 256  # per access and revoke call (scripts/demo-contract.sh)
+INJECTED = 8192
+
+
+def kvline(text):
+    """'rc=0 errno=0 node1=256 ...' -> dict of the key=value words"""
+    return dict(w.split("=", 1) for w in (text or "").split() if "=" in w)
+
+
+def on(text, node):
+    return int(kvline(text).get(f"node{node}", 0))
+
+
+def _rowfn():
+    from .demo_table import row
+    return row
+
+
+def _file(cell, name):
+    from .demo_table import kv
+    return kv(os.path.join(cell.path, name + ".txt"))
+
+
+def _missing(cell, name, exp):
+    r = cell.runs.get(name)
+    return _rowfn()(None, "did not run" if not r else f"no {name}.txt (guest run rc {r.get('rc')})", exp, False)
+
+
+def _verdict(path, node):
+    """(events, counters, exit code) of a pnbench run.json for node"""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            v = json.load(fh)["verdict"]
+    except (OSError, ValueError, KeyError) as e:
+        return None, None, f"unreadable ({e})"
+    src = v.get("nodes", {}).get(str(node), {}).get("sources", {})
+    return src.get("events"), src.get("counters", 0), v.get("exit_code")
+
+
+def judge_instrument(cell, exp):
+    f = _file(cell, "instrument")
+    if not f:
+        return _missing(cell, "instrument", exp)
+    node = f.get("node", cell.devices[0])
+    ev, cn, rc = _verdict(os.path.join(cell.path, "instrument", "leak.json"), node)
+    qev, qcn, qrc = _verdict(os.path.join(cell.path, "instrument", "quiet.json"), node)
+    detail = (f"pn-leak -t {INJECTED} {node} 0 under pnbench run --exec: events {ev}, counters {cn}, "
+              f"exit {rc} ({f.get('leak_holder', '').strip() or 'no holder line'}); quiet run "
+              f"({INJECTED} pages on DRAM): events {qev}, counters {qcn}, exit {qrc}")
+    quiet_ok = qev == 0 and qcn == 0 and qrc == 0
+    if cell.model == "private":
+        ok = ev == 0 and cn == 0 and rc == 0 and quiet_ok
+        text = f"{ev} (exit {rc}), quiet {qev}"
+    else:
+        ok = (isinstance(ev, (int, float)) and abs(ev - INJECTED) <= max(16, INJECTED / 200)
+              and rc == 1 and quiet_ok)
+        text = f"{ev} of {INJECTED} seen (exit {rc}), quiet {qev}"
+    return _rowfn()(ev, text, exp, ok, detail)
+
+
+def judge_clients(cell, exp):
+    f = _file(cell, "clients")
+    if not f:
+        return _missing(cell, "clients", exp)
+    P, devs = cell.devices[0], cell.devices
+    ng, gr = kvline(f.get("nogrant_libnuma")), kvline(f.get("grant_libnuma"))
+    listed = all(int(f.get(f"hardware_node{n}_mb") or 0) > 0 for n in devs)
+    lstopo = set(f.get("lstopo_nodes", "").split())
+    seen = listed and set(devs) <= set(ng.get("nodes", "").split(",")) and set(devs) <= lstopo
+    il_ng = sum(on(f.get("nogrant_interleave"), n) for n in devs)
+    il_gr = sum(on(f.get("grant_interleave"), n) for n in devs)
+    mb_ng, mb_gr = on(f.get("nogrant_membind"), P), on(f.get("grant_membind"), P)
+    hog = [f.get(k, "?").split()[0] for k in ("nogrant_interleave_memhog_rc", "grant_interleave_memhog_rc",
+                                              "grant_membind_memhog_rc")]
+    ma_ng = P in ng.get("mems_allowed", "").split(",")
+    ma_gr = P in gr.get("mems_allowed", "").split(",")
+    served = mb_gr == PAGES and ma_gr and hog == ["0", "0", "0"]
+    if cell.model == "private":
+        ok = seen and served and not ma_ng and il_ng == 0 and mb_ng == 0
+    else:
+        ok = seen and served and ma_ng and il_ng > 0 and mb_ng == PAGES
+    text = (f"membind {mb_ng}/{PAGES} without grant, {mb_gr}/{PAGES} with; interleave=all "
+            f"{il_ng} on devices without grant")
+    detail = (f"numactl --hardware: {f.get('hardware_available')}, device sizes "
+              + ", ".join(f"node{n} {f.get(f'hardware_node{n}_mb')} MB" for n in devs)
+              + f"; libnuma without grant: {f.get('nogrant_libnuma')}; with: {f.get('grant_libnuma')}"
+              f"; interleave=all over 1024 pages: {il_ng} on devices without grant, {il_gr} with"
+              f"; memhog exit (interleave, interleave granted, membind granted): {' '.join(hog)}"
+              f"; numactl --membind={P} without grant: {f.get('nogrant_membind', '').strip()[:80]}"
+              f"; lstopo nodes: {' '.join(sorted(lstopo)) or 'none'}"
+              f"; memattrs: {f.get('memattrs_latency', '?')} (latency lines, device rows)")
+    return _rowfn()(mb_gr, text, exp, ok, detail)
+
+
+CALLS = ("mbind_bind", "mbind_preferred", "setpol_interleave", "move_pages", "migrate_pages")
+
+
+def judge_access(cell, exp):
+    f = _file(cell, "access")
+    if not f:
+        return _missing(cell, "access", exp)
+    if f.get("error"):
+        return _rowfn()(None, f["error"], exp, False)
+    P = cell.devices[0]
+    leaks, parts = 0, []
+    for who in ("root", "nobody"):
+        for c in CALLS:
+            r = kvline(f.get(f"{who}_{c}"))
+            n = int(r.get(f"node{P}", 0))
+            leaks += n
+            parts.append(f"{who} {c}: " + (f"{n} on {P}" if n else f"errno {r.get('errno', '?')}"))
+    granted = on(f.get("granted_mbind_bind"), P)
+    ov = kvline(f.get("override_migrate_pid"))
+    moved = int(ov.get(f"N{P}", 0))
+    override = "moved" if moved else f"refused (errno {ov.get('errno', '?')})"
+    want_move = cell.model != "private"
+    ok = leaks == 0 and granted == PAGES and (moved == PAGES if want_move else
+                                              moved == 0 and ov.get("errno") == "1")
+    text = f"confined {leaks} of {len(CALLS) * 2 * PAGES} on {P}; granted {granted}/{PAGES}; override {override}"
+    detail = (f"mems: confined {f.get('confined_mems')}, granted {f.get('granted_mems')}; "
+              + "; ".join(parts) + f"; root migrate_pages() of a confined task: {f.get('override_migrate_pid')}")
+    return _rowfn()(leaks, text, exp, ok, detail)
+
+
+def _revoked(f, name, P):
+    b, a = kvline(f.get(f"{name}_before")), kvline(f.get(f"{name}_after"))
+    nb, na = int(b.get(f"node{P}", 0)), int(a.get(f"node{P}", 0))
+    ok = nb == PAGES and na == 0 and a.get("sigbus") == "0" and f.get(f"{name}_rc") == "0"
+    return ok, nb, na, f"{name}: before {f.get(f'{name}_before')}; after {f.get(f'{name}_after')}"
+
+
+def judge_revoke(cell, exp):
+    f = _file(cell, "revoke")
+    if not f:
+        return _missing(cell, "revoke", exp)
+    if f.get("error"):
+        return _rowfn()(None, f["error"], exp, False)
+    P = cell.devices[0]
+    ok, nb, na, detail = _revoked(f, "cpuset", P)
+    text = f"cpuset: {nb} before, {na} after"
+    if cell.model == "private":
+        ok2, nb2, na2, d2 = _revoked(f, "optout", P)
+        ok, text, detail = ok and ok2, text + f"; opt-out: {nb2} before, {na2} after", detail + "; " + d2
+    else:
+        detail += "; " + f.get("optout", "")
+    return _rowfn()(na, text, exp, ok, detail + f"; cpuset.mems.effective after: {f.get('cpuset_mems_after')}")
+
+
+JUDGES = {"instrument": judge_instrument, "clients": judge_clients, "access": judge_access,
+          "revoke": judge_revoke}

@@ -1,0 +1,220 @@
+#!/bin/sh
+# Sourced by scripts/demo-guest.sh inside a `pnbench demo` guest: the rows of
+# the truth table a reviewer checks beside placement (issue 21), each written
+# to /mnt/host/<run>.txt as "key=value" lines and judged on the host by
+# report/pnreportlib/demo_contract.py against the model's expected column.
+#
+#   instrument  the suite calibrated: a transient leak of 8192 pages on the
+#               first device (faulted and freed before any sample) and a
+#               quiet run (8192 pages on DRAM), under `pnbench run --exec`
+#               with default options; their run.json as instrument/leak.json
+#               and instrument/quiet.json
+#   clients     real clients: numactl --hardware, libnuma (pn-access
+#               libnuma), numactl --interleave=all and --membind=<device>
+#               over pn-access touch (placement read back page by page) and
+#               over memhog, lstopo; without and with the grant
+#   access      after the grant, a task in a cpuset of the DRAM nodes only
+#               (as root and as nobody) tries bind, preferred, interleave,
+#               move_pages and migrate_pages onto the device; root in the top
+#               cpuset migrate_pages() such a task's pages there; a task of a
+#               cpuset granted the device binds to it
+#   revoke      a policy naming the device, then the grant withdrawn (the
+#               cpuset's mems; on private kernels also the opt-out): where
+#               the next pages go
+#
+# "The grant": on a private kernel the device node's mempolicy opt-in (which
+# grants it to the top cpuset, series v3) and a cpuset whose mems name it; on
+# stock and isolate kernels the device is ordinary memory that every cpuset
+# naming it holds.  Needs from the caller: OUT PN DEVS ROLE model secs now.
+# shellcheck disable=SC2154 # model, ROLE, OUT: set by demo-guest.sh
+ACC=/usr/local/bin/pn-access
+CG=/sys/fs/cgroup
+P=${DEVS%% *}
+PG=/sys/devices/system/node
+DRAM=$(for n in "$PG"/node[0-9]*; do
+	n=${n##*node}
+	case " $DEVS " in *" $n "*) ;; *) printf '%s,' "$n" ;; esac
+done)
+DRAM=${DRAM%,}
+hexmask() { # node list (commas) -> hex mask
+	m=0
+	for n in $(echo "$1" | tr ',' ' '); do m=$((m | (1 << n))); done
+	printf '%x' "$m"
+}
+PM=$(hexmask "$P")
+DM=$(hexmask "$DRAM")
+
+grant_node() { # NODE 0|1: the mempolicy opt-in of a private kernel
+	f=$PG/node$1/private/mempolicy
+	[ "$model" = private ] && [ -e "$f" ] && echo "$2" >"$f" 2>/dev/null
+	return 0
+}
+grant_all() { for n in $DEVS; do grant_node "$n" "$1"; done; }
+in_cg() { # DIR CMD...: CMD as a task of cgroup DIR
+	d=$1
+	shift
+	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" "$@"
+}
+cg_setup() { # the confined cpuset (DRAM only) and the granted one (DRAM + P)
+	[ -f $CG/cgroup.subtree_control ] || return 1
+	echo +cpuset >$CG/cgroup.subtree_control 2>/dev/null || return 1
+	mkdir -p $CG/pn-conf $CG/pn-grant || return 1
+	echo "$DRAM" >$CG/pn-conf/cpuset.mems && echo "$DRAM,$P" >$CG/pn-grant/cpuset.mems
+}
+cg_teardown() { rmdir $CG/pn-conf $CG/pn-grant 2>/dev/null; }
+ctr_done() { # RUN T0: the run's line in runs.txt
+	echo "$1 rc=0 seconds=$(secs "$2")" >>"$OUT/runs.txt"
+	echo "DEMO-RUN $1 rc=0 seconds=$(secs "$2")"
+}
+kvfile() { # RUN: key=value lines on stdin -> $OUT/RUN.txt, atomically
+	cat >"/tmp/$1.txt" && cp "/tmp/$1.txt" "$OUT/$1.txt.tmp" && mv "$OUT/$1.txt.tmp" "$OUT/$1.txt"
+}
+contract_instrument() {
+	t0=$(now)
+	grant_all 0
+	# shellcheck disable=SC2086
+	$PN run -o /tmp/instr-leak --exec $ROLE -- /usr/local/bin/pn-leak -t 8192 "$P" 0 >/tmp/instr-leak.log 2>&1
+	lrc=$?
+	# shellcheck disable=SC2086
+	$PN run -o /tmp/instr-quiet --exec $ROLE -- /usr/local/bin/pn-leak 8192 "${DRAM%%,*}" 0 >/tmp/instr-quiet.log 2>&1
+	qrc=$?
+	{
+		echo "node=$P"
+		echo "injected=8192"
+		echo "leak_rc=$lrc"
+		echo "leak_holder=$(grep -v '^[0-9:]* pnbench' /tmp/instr-leak.log | grep 'placed\|refused\|pn-leak' | head -n 1)"
+		echo "quiet_rc=$qrc"
+	} | kvfile instrument
+	mkdir -p "$OUT/instrument"
+	cp /tmp/instr-leak/run.json "$OUT/instrument/leak.json" 2>/dev/null
+	cp /tmp/instr-quiet/run.json "$OUT/instrument/quiet.json" 2>/dev/null
+	cat /tmp/instr-leak.log /tmp/instr-quiet.log >"$OUT/instrument.log" 2>/dev/null
+	rm -rf /tmp/instr-leak /tmp/instr-quiet
+	ctr_done instrument "$t0"
+}
+
+clients_probe() { # PREFIX: what the real clients see and do in this state
+	pre=$1
+	echo "${pre}_libnuma=$($ACC libnuma 2>&1 | sed 's/^R libnuma //')"
+	echo "${pre}_interleave=$(numactl --interleave=all $ACC touch 1024 2>&1 | sed 's/^R touch //' | tr '\n' ' ')"
+	numactl --interleave=all memhog 16M >/tmp/memhog.out 2>&1
+	echo "${pre}_interleave_memhog_rc=$?"
+	echo "${pre}_membind=$(numactl --membind="$P" $ACC touch 256 2>&1 | sed 's/^R touch //' | tr '\n' ' ')"
+	numactl --membind="$P" memhog 16M >/tmp/memhog.out 2>&1
+	echo "${pre}_membind_memhog_rc=$? $(tail -n 1 /tmp/memhog.out | tr -d '.')"
+}
+
+contract_clients() {
+	t0=$(now)
+	grant_all 0
+	{
+		numactl --hardware >/tmp/numactl-hw.txt 2>&1
+		echo "hardware_rc=$?"
+		echo "hardware_available=$(sed -n 's/^available: //p' /tmp/numactl-hw.txt)"
+		for n in $DEVS; do
+			echo "hardware_node${n}_mb=$(sed -n "s/^node $n size: \([0-9]*\) MB/\1/p" /tmp/numactl-hw.txt)"
+		done
+		clients_probe nogrant
+		grant_all 1
+		clients_probe grant
+		lstopo-no-graphics --no-io -p --of console >/tmp/lstopo.txt 2>&1
+		echo "lstopo_rc=$?"
+		echo "lstopo_nodes=$(sed -n 's/.*NUMANode P#\([0-9]*\).*/\1/p' /tmp/lstopo.txt | tr '\n' ' ')"
+		lstopo-no-graphics --memattrs >/tmp/memattrs.txt 2>&1
+		echo "memattrs_latency=$(grep -c 'Latency' /tmp/memattrs.txt) $(grep -A8 'Latency' /tmp/memattrs.txt | grep -c "NUMANode.*P#$P")"
+	} | kvfile clients
+	mkdir -p "$OUT/clients"
+	cp /tmp/numactl-hw.txt /tmp/lstopo.txt /tmp/memattrs.txt "$OUT/clients/" 2>/dev/null
+	ctr_done clients "$t0"
+}
+
+access_calls() { # PREFIX UID: every way onto P from the confined cpuset
+	u=
+	[ "$2" != 0 ] && u="-u $2"
+	for m in bind preferred; do
+		# shellcheck disable=SC2086
+		echo "$1_mbind_$m=$(in_cg $CG/pn-conf $ACC $u policy $m "$PM" 256 2>&1 | tr '\n' ' ')"
+	done
+	# shellcheck disable=SC2086
+	echo "$1_setpol_interleave=$(in_cg $CG/pn-conf $ACC $u setpol interleave "$(hexmask "$DRAM,$P")" 256 2>&1 | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	echo "$1_move_pages=$(in_cg $CG/pn-conf $ACC $u move "$P" 256 2>&1 | tr '\n' ' ')"
+	# shellcheck disable=SC2086
+	echo "$1_migrate_pages=$(in_cg $CG/pn-conf $ACC $u migrate "$DM" "$PM" 256 2>&1 | tr '\n' ' ')"
+}
+
+contract_access() {
+	t0=$(now)
+	grant_all 1
+	{
+		if ! cg_setup; then
+			echo "error=no cgroup v2 cpuset controller in the guest"
+		else
+			echo "confined_mems=$(in_cg $CG/pn-conf sed -n 's/^Mems_allowed_list:[[:space:]]*//p' /proc/self/status)"
+			echo "granted_mems=$(in_cg $CG/pn-grant sed -n 's/^Mems_allowed_list:[[:space:]]*//p' /proc/self/status)"
+			access_calls root 0
+			access_calls nobody 65534
+			# root in the top cpuset (CAP_SYS_NICE) moves a confined task's pages
+			in_cg $CG/pn-conf $ACC touch 256 60000 >/tmp/holder.out 2>&1 &
+			h=$!
+			i=0
+			while [ $i -lt 100 ] && ! grep -q '^R touch' /tmp/holder.out; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+			echo "override_migrate_pid=$($ACC migrate-pid $h "$DM" "$PM" 2>&1) $(grep ' anon=256 ' /proc/$h/numa_maps | tr ' ' '\n' | grep '^N' | tr '\n' ' ')"
+			kill $h 2>/dev/null
+			wait $h 2>/dev/null
+			echo "granted_mbind_bind=$(in_cg $CG/pn-grant $ACC policy bind "$PM" 256 2>&1 | tr '\n' ' ')"
+		fi
+		cg_teardown
+	} | kvfile access
+	ctr_done access "$t0"
+}
+
+revoke_case() { # NAME HOW: bind to P, withdraw the grant by HOW, fault again
+	name=$1 how=$2 go=/tmp/go-$1
+	rm -f "$go"
+	if [ "$how" = cpuset ]; then
+		in_cg $CG/pn-grant $ACC revoke "$PM" 256 "$go" >/tmp/rv.out 2>&1 &
+	else
+		$ACC revoke "$PM" 256 "$go" >/tmp/rv.out 2>&1 &
+	fi
+	r=$!
+	i=0
+	while [ $i -lt 100 ] && ! grep -q '^R revoke-before' /tmp/rv.out; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if [ "$how" = cpuset ]; then
+		echo "$DRAM" >$CG/pn-grant/cpuset.mems
+	else
+		grant_node "$P" 0
+	fi
+	touch "$go"
+	wait $r
+	echo "${name}_rc=$?"
+	echo "${name}_before=$(sed -n 's/^R revoke-before //p' /tmp/rv.out)"
+	echo "${name}_after=$(sed -n 's/^R revoke-after //p' /tmp/rv.out)"
+	grant_node "$P" 1
+}
+
+contract_revoke() {
+	t0=$(now)
+	grant_all 1
+	{
+		if ! cg_setup; then
+			echo "error=no cgroup v2 cpuset controller in the guest"
+		else
+			revoke_case cpuset cpuset
+			echo "cpuset_mems_after=$(cat $CG/pn-grant/cpuset.mems.effective)"
+			if [ "$model" = private ]; then
+				revoke_case optout optout
+			else
+				echo "optout=none: the $model model has no opt-in to withdraw"
+			fi
+		fi
+		cg_teardown
+	} | kvfile revoke
+	ctr_done revoke "$t0"
+}
