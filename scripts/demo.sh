@@ -16,14 +16,19 @@
 #   --kernels LIST  names in configs/kernels/ or files (default: stock isolate
 #                   private); KERNEL=path/to/bzImage runs a user's own build
 #                   instead (KERNEL_MODEL=stock|isolate|private says which
-#                   expected column applies; default: what the guest reports)
+#                   expected column applies; default: what the guest reports;
+#                   none: shown, not judged)
+#   --models LIST   only the kernels of these models (the table's columns)
 #   --online LIST   movable and/or kernel (default: the topology's list)
 #   --jobs N        guests at a time (default 2)
 #   --timeout SEC   per guest (default 900); a guest that hangs or panics is
 #                   a failed cell with its console log kept
 #   --runs LIST     the guest's runs (default: probes instrument clients
 #                   access revoke explicit pressure interleave exhaust
-#                   multinode fault)
+#                   multinode fault) and fastpath: guest instructions per
+#                   first-touch fault of each kernel against stock (QEMU
+#                   -icount, make -C kernel-series bench ROUNDS=1), counted
+#                   once per kernel pair and kept in the cache
 #   --no-build      never build a missing kernel (exit 4 instead)
 #   --no-report     skip the HTML report
 #
@@ -49,7 +54,7 @@ usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 . "$top/scripts/outdir.sh"
 
 out='' topo=reference kernels='stock isolate private' online='' jobs=2 timeout=900
-runs='' build=1 report=1
+runs='' build=1 report=1 models=
 while (($#)); do
 	case "$1" in
 	-o | --output) out=$(optval "$@") || exit 2; shift 2 ;;
@@ -59,6 +64,7 @@ while (($#)); do
 	--jobs) jobs=$(optval "$@") || exit 2; shift 2 ;;
 	--timeout) timeout=$(optval "$@") || exit 2; shift 2 ;;
 	--runs) runs=$(optval "$@") || exit 2; shift 2 ;;
+	--models) models=$(optval "$@" | tr ',' ' ') || exit 2; shift 2 ;;
 	--no-build) build=0; shift ;;
 	--no-report) report=0; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -67,11 +73,15 @@ while (($#)); do
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number (got '$jobs')"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds (got '$timeout')"
+GUEST_RUNS="probes instrument clients access revoke explicit pressure interleave exhaust multinode fault"
 for r in $runs; do
-	case $r in probes | instrument | clients | access | revoke | explicit | pressure | interleave | exhaust | multinode | fault) ;;
-	*) die "--runs: unknown run '$r' (probes instrument clients access revoke explicit pressure interleave exhaust multinode fault)" ;;
+	case " $GUEST_RUNS fastpath " in *" $r "*) ;;
+	*) die "--runs: unknown run '$r' ($GUEST_RUNS fastpath)" ;;
 	esac
 done
+bench=1
+[[ -z "$runs" || " $runs " == *" fastpath "* ]] || bench=0
+runs=$(for r in ${runs:-$GUEST_RUNS}; do [[ $r == fastpath ]] || printf '%s ' "$r"; done)
 [[ -x "$PN" ]] || die "$PN is not built (make)" 3
 # a run killed earlier on this machine (SIGKILL, a crash) left knobs, mounts,
 # cgroups changed: undo them first (core/sys/journal.h)
@@ -116,10 +126,15 @@ kernel_of() { # KIND -> cached bzImage, built when missing (kernel-series toolin
 if [[ -n "${KERNEL:-}" ]]; then
 	[[ -f "$KERNEL" ]] || die "KERNEL=$KERNEL: no such file"
 	is_kernel_image "$KERNEL" || die "KERNEL=$KERNEL: not a kernel boot image (bzImage)"
-	case ${KERNEL_MODEL:-auto} in stock | isolate | private | auto) ;;
-	*) die "KERNEL_MODEL wants stock, isolate or private (got '$KERNEL_MODEL')" ;;
+	case ${KERNEL_MODEL:-auto} in stock | isolate | private | auto | none) ;;
+	*) die "KERNEL_MODEL wants stock, isolate, private or none (got '$KERNEL_MODEL')" ;;
 	esac
 fi
+for m in $models; do
+	case $m in stock | isolate | private) ;;
+	*) die "--models: unknown model '$m' (stock isolate private)" ;;
+	esac
+done
 [[ -n "$out" ]] || out=results/demo/$(date -u +%Y%m%dT%H%M%SZ)
 safe_outdir "$out"
 if [[ -n "${KERNEL:-}" ]]; then
@@ -133,6 +148,7 @@ else
 		[[ -f "$f" ]] || die "kernel $k: $f not found (configs/kernels/: $(cd configs/kernels && echo *.json))"
 		read_cfg K kernel "$f"
 		n=${K[name]}
+		[[ -z "$models" || " $models " == *" ${K[model]} "* ]] || continue
 		knames+=("$n")
 		case ${K[kernel]} in
 		stock | patched) KPATH[$n]=$(kernel_of "${K[kernel]}") || exit $? ;;
@@ -143,6 +159,7 @@ else
 		esac
 		KMODEL[$n]=${K[model]} KAPPEND[$n]=${K[append]} KPRIV[$n]=${K[private_nodes]}
 	done
+	((${#knames[@]})) || die "--models $models: none of the kernels ($kernels) is of these models"
 fi
 leak=$top/$O/tests/pn-leak acc=$top/$O/tests/pn-access
 for t in "$leak" "$acc"; do
@@ -171,7 +188,7 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 	mkdir -p "$d"
 	printf 'kernel=%s\nmodel=%s\nonline=%s\ntopology=%s\nkernel_path=%s\nappend=%s\n' \
 		"$k" "${KMODEL[$k]}" "$o" "${T[name]}" "${KPATH[$k]}" "${KAPPEND[$k]}" >"$d/cell.txt"
-	echo "RUNS=\"${runs:-probes instrument clients access revoke explicit pressure interleave exhaust multinode fault}\"" >"$d/.env"
+	echo "RUNS=\"$runs\"" >"$d/.env"
 	((KPRIV[$k])) && args+=(--private)
 	((T[hmat])) && args+=(--hmat)
 	[[ -n "${KAPPEND[$k]}" ]] && args+=(--append " ${KAPPEND[$k]}")
@@ -234,11 +251,34 @@ while ((next < ${#cells[@]} || ${#PID[@]} > 0)); do
 	done
 done
 ((stopping)) && exit 130
+
+# ---- fast-path cost: instructions per fault against stock (-icount) -----------
+# One bench per kernel other than stock, cached under the two kernels' cache
+# names (a user's KERNEL= is counted into the results directory, every time).
+# Counts do not depend on host load; the guests above are done first anyway.
+fastpath() { # KERNEL-NAME STOCK-BZIMAGE: $out/fastpath/<name>/samples.tsv, table.txt
+	local k=$1 stock=$2 dst=$out/fastpath/$1 cached
+	mkdir -p "$dst"
+	cached=${PNBENCH_CACHE:-/var/cache/pnbench}/bench/demo-$(basename "$(dirname "$stock")")-vs-$(basename "$(dirname "${KPATH[$k]}")")
+	[[ -n "${KERNEL:-}" ]] && cached=$dst/bench
+	if [[ ! -f "$cached/samples.tsv" ]]; then
+		log "fast-path cost: $k against stock, guest instructions per fault (-icount; once per kernel pair)"
+		BENCH_OUT=$cached KERNEL_A=$stock KERNEL_B=${KPATH[$k]} ROUNDS=1 REPS=3 \
+			kernel-series/bench/fault-bench.sh >"$dst/bench.log" 2>&1 ||
+			log "fast-path bench of $k failed: $dst/bench.log"
+	fi
+	cp "$cached/samples.tsv" "$cached/table.txt" "$dst/" 2>/dev/null
+	echo "$cached" >"$dst/source.txt"
+}
+if ((bench)); then
+	stock=$(kernel_of stock) || exit $?
+	for k in "${knames[@]}"; do [[ "${KPATH[$k]}" == "$stock" ]] || fastpath "$k" "$stock"; done
+fi
 total=$(($(date +%s) - t0))
 ln -sfn "$(basename "$out")" "$(dirname "$out")/latest" 2>/dev/null
 
 # ---- the truth table ------------------------------------------------------------
-"$PY" report/pnreport.py demo-table "$out" --seconds "$total"
+"$PY" report/pnreport.py demo-table "$out" --seconds "$total" ${models:+--models "$models"}
 rc=$?
 if ((report)) && ((rc <= 1)); then
 	"$PY" report/pnreport.py demo "$out" --cells -o "$out/report.html" >/dev/null ||

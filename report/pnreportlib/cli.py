@@ -166,6 +166,8 @@ def parser():
     t = sub.add_parser("demo-table", help="judge make demo's cells: write DIR/demo.json, print the truth table")
     t.add_argument("dir")
     t.add_argument("--seconds", type=int, help="the demo's wall time, recorded in demo.json")
+    t.add_argument("--models", help="only the columns of these kernel models (space or comma separated: "
+                                    "stock isolate private)")
     t.set_defaults(fn=cmd_demo_table)
     c = sub.add_parser("compare", help="runs side by side (first = baseline), statistics, regression gate")
     c.add_argument("runs", nargs="*", help="run directories (first = baseline); or with --db, none")

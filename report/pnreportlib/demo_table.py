@@ -342,11 +342,17 @@ JUDGES = {"pressure": judge_pressure, "probes": judge_probes, "explicit": judge_
           "fault": judge_fault, "dmesg": judge_dmesg, **demo_contract.JUDGES}
 
 
+UNJUDGED = "no expected column (model unknown): shown"
+
+
 def judge(cell, wanted):
+    """Every row of a cell against its model's column; a cell whose model has
+    no column (a user's kernel claiming none of them) is shown, not judged."""
     rows = {}
     rc = cell.exit.get("rc")
+    known = cell.model in MODELS
     for key, _ in ROWS:
-        exp = EXPECTED[key].get(cell.model, "?")
+        exp = EXPECTED[key].get(cell.model, UNJUDGED)
         if key == "exhaust" and cell.model == "private" and cell.devices != DEVICES:
             exp = "→".join(cell.devices) + "→DRAM, no OOM"
         if key not in wanted:
@@ -355,25 +361,33 @@ def judge(cell, wanted):
             rows[key] = JUDGES[key](cell, exp)
         except (KeyError, TypeError, ValueError, IndexError) as e:
             rows[key] = row(None, f"unreadable results ({type(e).__name__}: {e})", exp, False)
+        if not known:
+            rows[key]["pass"] = None
     if rc != "0":
         why = "guest never finished (hang, panic or timeout)" if rc == "125" else f"guest exit {rc}"
         rows["guest"] = row(rc, why + "; console.log kept", "finishes", False)
     return rows
 
 
-def collect(base, seconds=None):
+def collect(base, seconds=None, models=None):
+    """demo.json's document from the cell directories under base; models, when
+    given, keeps only the cells of those models (the table's columns)."""
     cells = []
     for d in sorted(os.listdir(base)):
         p = os.path.join(base, d)
         if os.path.isfile(os.path.join(p, "cell.txt")):
             cells.append(Cell(p))
     order = {"stock": 0, "isolate": 1, "private": 2}
+    if models:
+        cells = [c for c in cells if c.model in models]
     cells.sort(key=lambda c: (c.online != "movable", order.get(c.model, 3), c.name))
     out = []
     for c in cells:
         wanted = set(c.runs) | {"dmesg"}
         if "exhaust" in wanted and "multinode" not in wanted:
             wanted.discard("multinode")
+        if os.path.isdir(os.path.join(base, "fastpath")):
+            wanted.add("fastpath")
         rows = judge(c, wanted)
         out.append({"kernel": c.info.get("kernel", "?"), "model": c.model, "online": c.online,
                     "topology": f"{c.info.get('topology', '?')}-{'normal' if c.online == 'kernel' else c.online}",
@@ -480,9 +494,11 @@ def main(a):
     from .outfile import atomic_open
     if not os.path.isdir(a.dir):
         raise InputError(f"{a.dir}: not a directory")
-    doc = collect(a.dir, a.seconds)
+    models = (a.models or "").replace(",", " ").split() if getattr(a, "models", None) else None
+    doc = collect(a.dir, a.seconds, models)
     if not doc["cells"]:
-        raise InputError(f"{a.dir}: no demo cell (no */cell.txt)")
+        raise InputError(f"{a.dir}: no demo cell (no */cell.txt)" + (f" of model {', '.join(models)}"
+                                                                      if models else ""))
     with atomic_open(os.path.join(a.dir, "demo.json")) as fh:
         json.dump(doc, fh, indent=1, ensure_ascii=False)
         fh.write("\n")

@@ -170,6 +170,39 @@ class Expected(unittest.TestCase):
         # events that did not run (null): blind, never a pass
         self.assertFalse(self.verdicts(f, {"leak": verdict(None, 0), "quiet": verdict(None, 0)})["private"])
 
+    def bench(self, kernel, none_b, dram_b, a=2866.9):
+        """fastpath/<kernel>/samples.tsv as fault-bench writes it: one boot per
+        side and setup, three reps (one misplaced rep, left out)"""
+        d = os.path.join(self.tmp, "fastpath", kernel)
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "samples.tsv"), "w", encoding="utf-8") as fh:
+            fh.write("# A stock-x\n# B patched-y\n# side scenario round rep pages on_node insn\n")
+            for side, scen, v in (("A", "none/dram", a), ("B", "none/dram", none_b),
+                                  ("A", "private/dram", a), ("B", "private/dram", dram_b)):
+                for rep in (1, 2, 3):
+                    fh.write(f"{side}\t{scen}\t1\t{rep}\t16384\t16384\t{round(v * 16384)}\n")
+                fh.write(f"{side}\t{scen}\t1\t4\t16384\t100\t{round(9 * v * 16384)}\n")
+
+    def fastpath(self, model, kernel):
+        c = self.cell(model, {})
+        c.info["kernel"] = kernel
+        return demo_table.JUDGES["fastpath"](c, demo_table.EXPECTED["fastpath"][model])
+
+    def test_fastpath(self):
+        self.assertIs(self.fastpath("private", "private")["pass"], False)  # not counted: never a pass
+        self.bench("private", 2869.9, 2884.9)                      # v3: +3.0, +18.0
+        r = self.fastpath("private", "private")
+        self.assertIs(r["pass"], True, r)
+        self.assertEqual(r["text"], "none 1.0010, private 1.0063")
+        self.assertIs(self.fastpath("stock", "stock")["pass"], True)
+        self.assertIs(self.fastpath("isolate", "private")["pass"], None)
+        self.bench("v2", 2912.0, 2938.0)                           # v2: 1.0157, 1.0248
+        r = self.fastpath("private", "v2")
+        self.assertIs(r["pass"], False, r)
+        self.assertIn("1.0157x stock (+45.1", r["detail"])
+        self.bench("dramonly", 2869.9, 2930.0)                     # within 1.005 idle, over 1.02 with nodes
+        self.assertIs(self.fastpath("private", "dramonly")["pass"], False)
+
     def test_missing_results_are_not_as_expected(self):
         for key in ("access", "revoke", "clients", "instrument"):
             c = self.cell("private", {}, runs=())

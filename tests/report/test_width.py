@@ -36,16 +36,17 @@ DEMO = {"stock": ["1128 pages", "27511 (7 of 7 probes)", "32768 of 32768 pages",
 # the contract rows (issue 21), inserted before dmesg: texts as the judges write them
 CONTRACT = {"stock": ["8192 of 8192 seen (exit 1), quiet 0", "membind 256/256 without grant, 256/256 with; "
                       "interleave=all 683 on devices without grant", "confined 0 of 2560 on 1; granted 256/256; "
-                      "override moved", "cpuset: 256 before, 0 after"],
+                      "override moved", "cpuset: 256 before, 0 after", "baseline: none/dram 2866.9, private/dram 2866.9"],
             "isolate": ["8192 of 8192 seen (exit 1), quiet 0", "membind 256/256 without grant, 256/256 with; "
                         "interleave=all 683 on devices without grant", "confined 0 of 2560 on 1; granted "
-                        "256/256; override moved", "cpuset: 256 before, 0 after"],
+                        "256/256; override moved", "cpuset: 256 before, 0 after", "none 1.0010"],
             "private": ["0 (exit 0), quiet 0", "membind 0/256 without grant, 256/256 with; interleave=all 0 on "
                         "devices without grant", "confined 0 of 2560 on 1; granted 256/256; override refused "
-                        "(errno 1)", "cpuset: 256 before, 0 after; opt-out: 256 before, 0 after"],
+                        "(errno 1)", "cpuset: 256 before, 0 after; opt-out: 256 before, 0 after",
+                        "none 1.0010, private 1.0063"],
             "june2026": ["0 (exit 0), quiet 0", "membind 0/256 without grant, 0/256 with; interleave=all 0 on "
                          "devices without grant", "confined 0 of 2560 on 1; granted 0/256; override refused "
-                         "(errno 1)", "cpuset: 0 before, 0 after"]}
+                         "(errno 1)", "cpuset: 0 before, 0 after", "none 1.0009, private 1.0041"]}
 for _m, _t in CONTRACT.items():
     DEMO[_m][-1:-1] = _t
 

@@ -58,9 +58,10 @@ static void on_bus(int sig)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: pn-access [-u UID] policy|setpol MODE MASK PAGES | move NODE PAGES |\n"
-			"       migrate FROM TO PAGES | migrate-pid PID FROM TO | touch PAGES [HOLD_MS] |\n"
-			"       revoke MASK PAGES GOFILE | libnuma\n");
+	fprintf(stderr,
+		"usage: pn-access [-u UID] policy|setpol MODE MASK PAGES | move NODE PAGES |\n"
+		"       migrate FROM TO PAGES | migrate-pid PID FROM TO | touch PAGES [HOLD_MS] |\n"
+		"       revoke MASK PAGES GOFILE | libnuma\n");
 	return 2;
 }
 
@@ -165,8 +166,12 @@ static int cmd_move(int node, long pages)
 	int *nodes = calloc((size_t)pages, sizeof(*nodes));
 	int *status = calloc((size_t)pages, sizeof(*status)), err = 0;
 
-	if (!addr || !nodes || !status)
+	if (!addr || !nodes || !status) {
+		free(addr);
+		free(nodes);
+		free(status);
 		return 1;
+	}
 	for (long i = 0; i < pages; i++) {
 		addr[i] = a + i * psz();
 		nodes[i] = node;
@@ -253,8 +258,8 @@ static int cmd_libnuma(void)
 		return 0;
 	}
 	allowed = numa_get_mems_allowed();
-	printf("R libnuma available=1 configured_nodes=%d max_node=%d",
-	       numa_num_configured_nodes(), numa_max_node());
+	printf("R libnuma available=1 configured_nodes=%d max_node=%d", numa_num_configured_nodes(),
+	       numa_max_node());
 	print_mask("nodes", numa_nodes_ptr);
 	print_mask("all_nodes", numa_all_nodes_ptr);
 	print_mask("mems_allowed", allowed);
