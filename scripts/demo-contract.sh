@@ -56,10 +56,20 @@ in_cg() { # DIR CMD...: CMD as a task of cgroup DIR
 	sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$d" "$@"
 }
 cg_setup() { # the confined cpuset (DRAM only) and the granted one (DRAM + P)
-	[ -f $CG/cgroup.subtree_control ] || return 1
-	echo +cpuset >$CG/cgroup.subtree_control 2>/dev/null || return 1
-	mkdir -p $CG/pn-conf $CG/pn-grant || return 1
-	echo "$DRAM" >$CG/pn-conf/cpuset.mems && echo "$DRAM,$P" >$CG/pn-grant/cpuset.mems
+	# prints "error=..." when the confined one cannot be made, "grant_error=..."
+	# when the grant cannot (a kernel whose cpusets cannot hold P)
+	if ! [ -f $CG/cgroup.subtree_control ] || ! echo +cpuset >$CG/cgroup.subtree_control 2>/dev/null; then
+		echo "error=no cgroup v2 cpuset controller in the guest"
+		return 1
+	fi
+	mkdir -p $CG/pn-conf $CG/pn-grant
+	if ! echo "$DRAM" >$CG/pn-conf/cpuset.mems 2>/tmp/cg.err; then
+		echo "error=cannot set a cpuset's mems to $DRAM: $(cat /tmp/cg.err)"
+		return 1
+	fi
+	echo "$DRAM,$P" >$CG/pn-grant/cpuset.mems 2>/tmp/cg.err ||
+		echo "grant_error=cpuset.mems $DRAM,$P refused: $(tr '\n' ' ' </tmp/cg.err)"
+	return 0
 }
 cg_teardown() { rmdir $CG/pn-conf $CG/pn-grant 2>/dev/null; }
 ctr_done() { # RUN T0: the run's line in runs.txt
@@ -119,9 +129,10 @@ contract_clients() {
 		clients_probe grant
 		lstopo-no-graphics --no-io -p --of console >/tmp/lstopo.txt 2>&1
 		echo "lstopo_rc=$?"
-		echo "lstopo_nodes=$(sed -n 's/.*NUMANode P#\([0-9]*\).*/\1/p' /tmp/lstopo.txt | tr '\n' ' ')"
+		echo "lstopo_nodes=$(sed -n 's/.*NUMANode[^ ]* P#\([0-9]*\).*/\1/p' /tmp/lstopo.txt | tr '\n' ' ')"
 		lstopo-no-graphics --memattrs >/tmp/memattrs.txt 2>&1
-		echo "memattrs_latency=$(grep -c 'Latency' /tmp/memattrs.txt) $(grep -A8 'Latency' /tmp/memattrs.txt | grep -c "NUMANode.*P#$P")"
+		# values under the bandwidth and latency attributes (HMAT; none without)
+		echo "memattrs_perf_values=$(awk '/^Memory attribute/ { perf = /Bandwidth|Latency/ } perf && /NUMANode/ { n++ } END { print n + 0 }' /tmp/memattrs.txt)"
 	} | kvfile clients
 	mkdir -p "$OUT/clients"
 	cp /tmp/numactl-hw.txt /tmp/lstopo.txt /tmp/memattrs.txt "$OUT/clients/" 2>/dev/null
@@ -147,24 +158,27 @@ contract_access() {
 	t0=$(now)
 	grant_all 1
 	{
-		if ! cg_setup; then
-			echo "error=no cgroup v2 cpuset controller in the guest"
-		else
+		if cg_setup; then
 			echo "confined_mems=$(in_cg $CG/pn-conf sed -n 's/^Mems_allowed_list:[[:space:]]*//p' /proc/self/status)"
 			echo "granted_mems=$(in_cg $CG/pn-grant sed -n 's/^Mems_allowed_list:[[:space:]]*//p' /proc/self/status)"
 			access_calls root 0
 			access_calls nobody 65534
 			# root in the top cpuset (CAP_SYS_NICE) moves a confined task's pages
-			in_cg $CG/pn-conf $ACC touch 256 60000 >/tmp/holder.out 2>&1 &
+			rm -f /tmp/go-hold
+			# not in_cg: a function in the background is a subshell, and $!
+			# must be the pid that execs pn-access
+			# shellcheck disable=SC2016
+			sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/pn-conf $ACC hold 256 /tmp/go-hold >/tmp/holder.out 2>&1 &
 			h=$!
 			i=0
-			while [ $i -lt 100 ] && ! grep -q '^R touch' /tmp/holder.out; do
+			while [ $i -lt 100 ] && ! grep -q '^R hold-before' /tmp/holder.out; do
 				sleep 0.1
 				i=$((i + 1))
 			done
-			echo "override_migrate_pid=$($ACC migrate-pid $h "$DM" "$PM" 2>&1) $(grep ' anon=256 ' /proc/$h/numa_maps | tr ' ' '\n' | grep '^N' | tr '\n' ' ')"
-			kill $h 2>/dev/null
-			wait $h 2>/dev/null
+			echo "override_migrate_pid=$($ACC migrate-pid $h "$DM" "$PM" 2>&1)"
+			touch /tmp/go-hold
+			wait $h
+			echo "override_after=$(sed -n 's/^R hold-after //p' /tmp/holder.out)"
 			echo "granted_mbind_bind=$(in_cg $CG/pn-grant $ACC policy bind "$PM" 256 2>&1 | tr '\n' ' ')"
 		fi
 		cg_teardown
@@ -203,9 +217,7 @@ contract_revoke() {
 	t0=$(now)
 	grant_all 1
 	{
-		if ! cg_setup; then
-			echo "error=no cgroup v2 cpuset controller in the guest"
-		else
+		if cg_setup; then
 			revoke_case cpuset cpuset
 			echo "cpuset_mems_after=$(cat $CG/pn-grant/cpuset.mems.effective)"
 			if [ "$model" = private ]; then

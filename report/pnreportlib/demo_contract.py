@@ -172,7 +172,7 @@ def judge_clients(cell, exp):
               f"; memhog exit (interleave, interleave granted, membind granted): {' '.join(hog)}"
               f"; numactl --membind={P} without grant: {f.get('nogrant_membind', '').strip()[:80]}"
               f"; lstopo nodes: {' '.join(sorted(lstopo)) or 'none'}"
-              f"; memattrs: {f.get('memattrs_latency', '?')} (latency lines, device rows)")
+              f"; hwloc memattrs bandwidth/latency values: {f.get('memattrs_perf_values', '?')}")
     return _rowfn()(mb_gr, text, exp, ok, detail)
 
 
@@ -195,14 +195,16 @@ def judge_access(cell, exp):
             parts.append(f"{who} {c}: " + (f"{n} on {P}" if n else f"errno {r.get('errno', '?')}"))
     granted = on(f.get("granted_mbind_bind"), P)
     ov = kvline(f.get("override_migrate_pid"))
-    moved = int(ov.get(f"N{P}", 0))
+    moved = on(f.get("override_after"), P)
     override = "moved" if moved else f"refused (errno {ov.get('errno', '?')})"
     want_move = cell.model != "private"
     ok = leaks == 0 and granted == PAGES and (moved == PAGES if want_move else
                                               moved == 0 and ov.get("errno") == "1")
     text = f"confined {leaks} of {len(CALLS) * 2 * PAGES} on {P}; granted {granted}/{PAGES}; override {override}"
     detail = (f"mems: confined {f.get('confined_mems')}, granted {f.get('granted_mems')}; "
-              + "; ".join(parts) + f"; root migrate_pages() of a confined task: {f.get('override_migrate_pid')}")
+              + "; ".join(parts) + f"; root migrate_pages() of a confined task: {f.get('override_migrate_pid')}, its pages then: "
+              f"{f.get('override_after')}"
+              + (f"; the grant failed: {f['grant_error']}" if f.get("grant_error") else ""))
     return _rowfn()(leaks, text, exp, ok, detail)
 
 
@@ -227,6 +229,8 @@ def judge_revoke(cell, exp):
         ok, text, detail = ok and ok2, text + f"; opt-out: {nb2} before, {na2} after", detail + "; " + d2
     else:
         detail += "; " + f.get("optout", "")
+    if f.get("grant_error"):
+        detail += f"; the grant failed: {f['grant_error']}"
     return _rowfn()(na, text, exp, ok, detail + f"; cpuset.mems.effective after: {f.get('cpuset_mems_after')}")
 
 

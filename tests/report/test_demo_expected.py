@@ -27,8 +27,9 @@ def access_file(leak_by=None, override_moves=False):
         for c in demo_contract.CALLS:
             out[f"{who}_{c}"] = placed(P if (who, c) == leak_by else "0", errno=0 if leak_by else 22,
                                        rc=0 if leak_by else -1)
-    out["override_migrate_pid"] = ("R migrate-pid rc=0 errno=0 pid=99 N1=256" if override_moves
-                                   else "R migrate-pid rc=-1 errno=1 pid=99 N0=256")
+    out["override_migrate_pid"] = ("R migrate-pid rc=0 errno=0 pid=99" if override_moves
+                                   else "R migrate-pid rc=-1 errno=1 pid=99")
+    out["override_after"] = placed(P if override_moves else "0")
     out["granted_mbind_bind"] = placed(P)
     return out
 
@@ -47,7 +48,7 @@ def revoke_file(after_on=0, optout=True):
 def clients_file(private):
     libnuma = "available=1 configured_nodes=3 max_node=2 nodes=0,1,2 all_nodes={a} mems_allowed={a}"
     out = {"hardware_rc": "0", "hardware_available": "3 nodes (0-2)", "hardware_node1_mb": "256",
-           "hardware_node2_mb": "256", "lstopo_rc": "0", "lstopo_nodes": "0 1 2 ", "memattrs_latency": "0 0"}
+           "hardware_node2_mb": "256", "lstopo_rc": "0", "lstopo_nodes": "0 1 2 ", "memattrs_perf_values": "0"}
     for pre in ("nogrant", "grant"):
         hidden = private and pre == "nogrant"
         out[f"{pre}_libnuma"] = libnuma.format(a="0" if hidden else "0,1,2")

@@ -19,6 +19,9 @@
  *   pn-access touch PAGES [HOLD_MS]
  *         write PAGES pages under the inherited policy (numactl's), report,
  *         hold them HOLD_MS
+ *   pn-access hold PAGES GOFILE
+ *         write PAGES pages, report, wait until GOFILE exists (another task
+ *         migrates them meanwhile), report where they are then
  *   pn-access revoke MASK PAGES GOFILE
  *         mbind(MPOL_BIND, MASK), write PAGES pages, report, wait until
  *         GOFILE exists (the grant is withdrawn meanwhile), write PAGES more
@@ -61,7 +64,7 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: pn-access [-u UID] policy|setpol MODE MASK PAGES | move NODE PAGES |\n"
 		"       migrate FROM TO PAGES | migrate-pid PID FROM TO | touch PAGES [HOLD_MS] |\n"
-		"       revoke MASK PAGES GOFILE | libnuma\n");
+		"       hold PAGES GOFILE | revoke MASK PAGES GOFILE | libnuma\n");
 	return 2;
 }
 
@@ -216,6 +219,28 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static int wait_for(const char *go)
+{
+	for (int i = 0; i < 60000 && access(go, F_OK); i++)
+		sleep_ms(10);
+	if (access(go, F_OK)) {
+		fprintf(stderr, "pn-access: %s never appeared\n", go);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_hold(long pages, const char *go)
+{
+	char *a = map(pages);
+
+	report("hold-before", 0, 0, a, pages, touch(a, pages));
+	if (wait_for(go))
+		return 1;
+	report("hold-after", 0, 0, a, pages, 0);
+	return 0;
+}
+
 static int cmd_revoke(const char *hex, long pages, const char *go)
 {
 	unsigned long mask = strtoul(hex, NULL, 16);
@@ -227,12 +252,8 @@ static int cmd_revoke(const char *hex, long pages, const char *go)
 	if (!rc && mbind(b, (size_t)(pages * psz()), MPOL_BIND, &mask, MAXNODE + 1, 0))
 		err = errno;
 	report("revoke-before", rc, err, a, pages, touch(a, pages));
-	for (int i = 0; i < 60000 && access(go, F_OK); i++)
-		sleep_ms(10);
-	if (access(go, F_OK)) {
-		fprintf(stderr, "pn-access: %s never appeared\n", go);
+	if (wait_for(go))
 		return 1;
-	}
 	report("revoke-after", 0, 0, b, pages, touch(b, pages));
 	return 0;
 }
@@ -301,6 +322,8 @@ int main(int argc, char **argv)
 		return cmd_migrate(argv[2], argv[3], atol(argv[4]));
 	if (!strcmp(argv[1], "migrate-pid") && argc == 5)
 		return cmd_migrate_pid(atoi(argv[2]), argv[3], argv[4]);
+	if (!strcmp(argv[1], "hold") && argc == 4)
+		return cmd_hold(atol(argv[2]), argv[3]);
 	if (!strcmp(argv[1], "revoke") && argc == 5)
 		return cmd_revoke(argv[2], atol(argv[3]), argv[4]);
 	if (!strcmp(argv[1], "libnuma") && argc == 2)
