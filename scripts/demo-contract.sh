@@ -164,7 +164,7 @@ contract_access() {
 			access_calls root 0
 			access_calls nobody 65534
 			# root in the top cpuset (CAP_SYS_NICE) moves a confined task's pages
-			rm -f /tmp/go-hold
+			rm -f /tmp/go-hold /tmp/holder.out
 			# not in_cg: a function in the background is a subshell, and $!
 			# must be the pid that execs pn-access
 			# shellcheck disable=SC2016
@@ -187,16 +187,20 @@ contract_access() {
 }
 
 revoke_case() { # NAME HOW: bind to P, withdraw the grant by HOW, fault again
-	name=$1 how=$2 go=/tmp/go-$1
-	rm -f "$go"
+	name=$1 how=$2 go=/tmp/go-$1 rv=/tmp/rv-$1.out
+	# a file of its own, gone before the tool starts: the wait below must see
+	# this case's first report, not an earlier one (then the withdrawal
+	# would race the tool's mbind())
+	rm -f "$go" "$rv"
+	echo "${name}_state=mems_allowed $(sed -n 's/^Mems_allowed_list:[[:space:]]*//p' /proc/self/status) mempolicy_opt_in $(cat "$PG/node$P/private/mempolicy" 2>/dev/null || echo none)"
 	if [ "$how" = cpuset ]; then
-		in_cg $CG/pn-grant $ACC revoke "$PM" 256 "$go" >/tmp/rv.out 2>&1 &
+		in_cg $CG/pn-grant $ACC revoke "$PM" 256 "$go" >"$rv" 2>&1 &
 	else
-		$ACC revoke "$PM" 256 "$go" >/tmp/rv.out 2>&1 &
+		$ACC revoke "$PM" 256 "$go" >"$rv" 2>&1 &
 	fi
 	r=$!
 	i=0
-	while [ $i -lt 100 ] && ! grep -q '^R revoke-before' /tmp/rv.out; do
+	while [ $i -lt 100 ] && ! grep -q '^R revoke-before' "$rv" 2>/dev/null; do
 		sleep 0.1
 		i=$((i + 1))
 	done
@@ -208,8 +212,8 @@ revoke_case() { # NAME HOW: bind to P, withdraw the grant by HOW, fault again
 	touch "$go"
 	wait $r
 	echo "${name}_rc=$?"
-	echo "${name}_before=$(sed -n 's/^R revoke-before //p' /tmp/rv.out)"
-	echo "${name}_after=$(sed -n 's/^R revoke-after //p' /tmp/rv.out)"
+	echo "${name}_before=$(sed -n 's/^R revoke-before //p' "$rv")"
+	echo "${name}_after=$(sed -n 's/^R revoke-after //p' "$rv")"
 	grant_node "$P" 1
 }
 
