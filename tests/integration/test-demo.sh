@@ -96,7 +96,8 @@ if [ -n "$cell" ] && [ -f "$cell/access.txt" ]; then
 	sed -i 's/^model=.*/model=none/' "$T/planted/${cell##*/}/cell.txt"
 	out=$(/usr/bin/python3 report/pnreport.py demo-table "$T/planted" 2>&1)
 	rc=$?
-	if [ $rc = 0 ] && [[ "$out" == *"· confined 256 of 2560"* ]] && [[ "$out" != *"✗"* ]]; then
+	if [ $rc = 0 ] && [[ "$out" == *"· confined 256 of 2560"* ]] && [[ "$out" != *"| ✗"* ]] &&
+		[[ "$out" == *"nothing judged"* ]]; then
 		ok "a cell of unknown model (KERNEL_MODEL=none) is shown, not judged: exit 0, no ✗"
 	else
 		notok "a cell of unknown model is shown, not judged" "exit $rc" "$out"
@@ -215,7 +216,8 @@ if [ -n "$cell" ] && [ -f "$cell/access.txt" ]; then
 	sed -i 's/^model=.*/model=none/' "$T/planted/${cell##*/}/cell.txt"
 	out=$(/usr/bin/python3 report/pnreport.py demo-table "$T/planted" 2>&1)
 	rc=$?
-	if [ $rc = 0 ] && [[ "$out" == *"· confined 256 of 2560"* ]] && [[ "$out" != *"✗"* ]]; then
+	if [ $rc = 0 ] && [[ "$out" == *"· confined 256 of 2560"* ]] && [[ "$out" != *"| ✗"* ]] &&
+		[[ "$out" == *"nothing judged"* ]]; then
 		ok "a cell of unknown model (KERNEL_MODEL=none) is shown, not judged: exit 0, no ✗"
 	else
 		notok "a cell of unknown model is shown, not judged" "exit $rc" "$out"
