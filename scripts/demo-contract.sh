@@ -130,9 +130,15 @@ contract_clients() {
 		lstopo-no-graphics --no-io -p --of console >/tmp/lstopo.txt 2>&1
 		echo "lstopo_rc=$?"
 		echo "lstopo_nodes=$(sed -n 's/.*NUMANode[^ ]* P#\([0-9]*\).*/\1/p' /tmp/lstopo.txt | tr '\n' ' ')"
-		lstopo-no-graphics --memattrs >/tmp/memattrs.txt 2>&1
-		# values under the bandwidth and latency attributes (HMAT; none without)
-		echo "memattrs_perf_values=$(awk '/^Memory attribute/ { perf = /Bandwidth|Latency/ } perf && /NUMANode/ { n++ } END { print n + 0 }' /tmp/memattrs.txt)"
+		lstopo-no-graphics -p --memattrs >/tmp/memattrs.txt 2>&1
+		# each device's first latency and bandwidth value (HMAT; "-" without)
+		for n in $DEVS; do
+			echo "memattrs_node$n=$(awk -v n="NUMANode P#$n" '
+				/^Memory attribute/ { a = /Latency/ ? "latency" : /Bandwidth/ ? "bandwidth" : "" }
+				a != "" && index($0, n " = ") && !(a in v) { v[a] = $4 }
+				END { printf "latency=%s bandwidth=%s", ("latency" in v) ? v["latency"] : "-",
+					("bandwidth" in v) ? v["bandwidth"] : "-" }' /tmp/memattrs.txt)"
+		done
 	} | kvfile clients
 	mkdir -p "$OUT/clients"
 	cp /tmp/numactl-hw.txt /tmp/lstopo.txt /tmp/memattrs.txt "$OUT/clients/" 2>/dev/null

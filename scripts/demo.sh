@@ -186,8 +186,8 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 	local c=$1 k=${1%|*} o=${1#*|} d args=()
 	d=$(celldir "$c")
 	mkdir -p "$d"
-	printf 'kernel=%s\nmodel=%s\nonline=%s\ntopology=%s\nkernel_path=%s\nappend=%s\n' \
-		"$k" "${KMODEL[$k]}" "$o" "${T[name]}" "${KPATH[$k]}" "${KAPPEND[$k]}" >"$d/cell.txt"
+	printf 'kernel=%s\nmodel=%s\nonline=%s\ntopology=%s\nhmat=%s\nkernel_path=%s\nappend=%s\n' \
+		"$k" "${KMODEL[$k]}" "$o" "${T[name]}" "${T[hmat]:-0}" "${KPATH[$k]}" "${KAPPEND[$k]}" >"$d/cell.txt"
 	echo "RUNS=\"$runs\"" >"$d/.env"
 	((KPRIV[$k])) && args+=(--private)
 	((T[hmat])) && args+=(--hmat)

@@ -39,15 +39,17 @@ EXPECTED = {
     },
     "clients": {
         "stock": ("devices listed and used by every client",
-                  "ordinary NUMA nodes: numactl --hardware, libnuma and lstopo list them, "
-                  "--interleave=all spreads over them, --membind=<device> is served there"),
+                  "ordinary NUMA nodes: numactl --hardware, libnuma and lstopo list them (with their "
+                  "HMAT latency and bandwidth where the topology has HMAT), --interleave=all spreads "
+                  "over them, --membind=<device> is served there"),
         "isolate": ("devices listed and used by every client",
                     "the nodes stay N_MEMORY and in every cpuset: the clients see and use them as on "
                     "stock (interleave and membind name the node directly)"),
         "private": ("listed; used only with the grant",
                     "a private node is a NUMA node (listed with its size) but user space gets it only "
                     "through the cpuset grant: without it Mems_allowed leaves it out, --interleave=all "
-                    "leaves it alone and --membind refuses; with it libnuma lists it and --membind is served"),
+                    "leaves it alone and --membind refuses; with it libnuma lists it and --membind is "
+                    "served; hwloc shows its HMAT latency and bandwidth like any memory node's"),
     },
     "access": {
         "stock": ("confined 0; granted served; root override moves",
@@ -159,12 +161,21 @@ def judge_clients(cell, exp):
     ma_ng = P in ng.get("mems_allowed", "").split(",")
     ma_gr = P in gr.get("mems_allowed", "").split(",")
     served = mb_gr == PAGES and ma_gr and hog == ["0", "0", "0"]
+    # with HMAT in the topology, hwloc shows each device's latency and bandwidth
+    hmat = cell.info.get("hmat") == "1"
+    attrs = {n: kvline(f.get(f"memattrs_node{n}")) for n in devs}
+    if hmat:
+        seen = seen and all(a.get("latency", "-") != "-" and a.get("bandwidth", "-") != "-"
+                            for a in attrs.values())
     if cell.model == "private":
         ok = seen and served and not ma_ng and il_ng == 0 and mb_ng == 0
     else:
         ok = seen and served and ma_ng and il_ng > 0 and mb_ng == PAGES
     text = (f"membind {mb_ng}/{PAGES} without grant, {mb_gr}/{PAGES} with; interleave=all "
             f"{il_ng} on devices without grant")
+    if hmat:
+        text += "; hwloc HMAT " + ", ".join(f"node{n} {a.get('latency', '-')}/{a.get('bandwidth', '-')}"
+                                            for n, a in attrs.items())
     detail = (f"numactl --hardware: {f.get('hardware_available')}, device sizes "
               + ", ".join(f"node{n} {f.get(f'hardware_node{n}_mb')} MB" for n in devs)
               + f"; libnuma without grant: {f.get('nogrant_libnuma')}; with: {f.get('grant_libnuma')}"
@@ -172,7 +183,9 @@ def judge_clients(cell, exp):
               f"; memhog exit (interleave, interleave granted, membind granted): {' '.join(hog)}"
               f"; numactl --membind={P} without grant: {f.get('nogrant_membind', '').strip()[:80]}"
               f"; lstopo nodes: {' '.join(sorted(lstopo)) or 'none'}"
-              f"; hwloc memattrs bandwidth/latency values: {f.get('memattrs_perf_values', '?')}")
+              "; hwloc memattrs latency/bandwidth: " + ", ".join(
+                  f"node{n} {f.get(f'memattrs_node{n}', '?')}" for n in devs)
+              + ("" if hmat else " (no HMAT in this topology: not judged)"))
     return _rowfn()(mb_gr, text, exp, ok, detail)
 
 

@@ -48,7 +48,8 @@ def revoke_file(after_on=0, optout=True):
 def clients_file(private):
     libnuma = "available=1 configured_nodes=3 max_node=2 nodes=0,1,2 all_nodes={a} mems_allowed={a}"
     out = {"hardware_rc": "0", "hardware_available": "3 nodes (0-2)", "hardware_node1_mb": "256",
-           "hardware_node2_mb": "256", "lstopo_rc": "0", "lstopo_nodes": "0 1 2 ", "memattrs_perf_values": "0"}
+           "hardware_node2_mb": "256", "lstopo_rc": "0", "lstopo_nodes": "0 1 2 ",
+           "memattrs_node1": "latency=- bandwidth=-", "memattrs_node2": "latency=- bandwidth=-"}
     for pre in ("nogrant", "grant"):
         hidden = private and pre == "nogrant"
         out[f"{pre}_libnuma"] = libnuma.format(a="0" if hidden else "0,1,2")
@@ -84,11 +85,11 @@ class Expected(unittest.TestCase):
         for k in ("access", "revoke", "clients", "instrument"):
             self.assertIn(k, keys)
 
-    def cell(self, model, files, docs=None, runs=("instrument", "clients", "access", "revoke")):
+    def cell(self, model, files, docs=None, runs=("instrument", "clients", "access", "revoke"), hmat=0):
         d = os.path.join(self.tmp, f"{model}-{len(os.listdir(self.tmp))}")
         os.makedirs(os.path.join(d, "instrument"))
         with open(os.path.join(d, "cell.txt"), "w", encoding="utf-8") as fh:
-            fh.write(f"kernel={model}\nmodel={model}\nonline=movable\n")
+            fh.write(f"kernel={model}\nmodel={model}\nonline=movable\nhmat={hmat}\n")
         with open(os.path.join(d, "guest.txt"), "w", encoding="utf-8") as fh:
             fh.write(f"model={model}\ndevices=1,2\n")
         with open(os.path.join(d, "runs.txt"), "w", encoding="utf-8") as fh:
@@ -154,6 +155,16 @@ class Expected(unittest.TestCase):
         f = clients_file(private=True)
         f["lstopo_nodes"] = "0"
         self.assertFalse(self.verdicts({"clients": f})["private"])
+        # a topology with HMAT: hwloc must show each device's latency and bandwidth
+        f = clients_file(private=True)
+        judge = demo_table.JUDGES["clients"]
+        r = judge(self.cell("private", {"clients": f}, hmat=1), "x")
+        self.assertIs(r["pass"], False, r)
+        self.assertIn("hwloc HMAT node1 -/-", r["text"])
+        f["memattrs_node1"] = f["memattrs_node2"] = "latency=250 bandwidth=8000"
+        self.assertIs(judge(self.cell("private", {"clients": f}, hmat=1), "x")["pass"], True)
+        f["memattrs_node2"] = "latency=- bandwidth=8000"
+        self.assertIs(judge(self.cell("private", {"clients": f}, hmat=1), "x")["pass"], False)
 
     def test_instrument(self):
         self._instrument({"instrument": {"node": P, "injected": "8192", "leak_rc": "1", "quiet_rc": "0"}})
