@@ -72,6 +72,13 @@ cg_setup() { # the confined cpuset (DRAM only) and the granted one (DRAM + P)
 	return 0
 }
 cg_teardown() { rmdir $CG/pn-conf $CG/pn-grant 2>/dev/null; }
+wait_line() { # FILE REGEX: until a line of FILE matches (10 s at most)
+	i=0
+	while [ $i -lt 100 ] && ! grep -q "$2" "$1" 2>/dev/null; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
 ctr_done() { # RUN T0: the run's line in runs.txt
 	echo "$1 rc=0 seconds=$(secs "$2")" >>"$OUT/runs.txt"
 	echo "DEMO-RUN $1 rc=0 seconds=$(secs "$2")"
@@ -176,11 +183,7 @@ contract_access() {
 			# shellcheck disable=SC2016
 			sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' $CG/pn-conf $ACC hold 256 /tmp/go-hold >/tmp/holder.out 2>&1 &
 			h=$!
-			i=0
-			while [ $i -lt 100 ] && ! grep -q '^R hold-before' /tmp/holder.out; do
-				sleep 0.1
-				i=$((i + 1))
-			done
+			wait_line /tmp/holder.out '^R hold-before'
 			echo "override_migrate_pid=$($ACC migrate-pid $h "$DM" "$PM" 2>&1)"
 			touch /tmp/go-hold
 			wait $h
@@ -205,11 +208,7 @@ revoke_case() { # NAME HOW: bind to P, withdraw the grant by HOW, fault again
 		$ACC revoke "$PM" 256 "$go" >"$rv" 2>&1 &
 	fi
 	r=$!
-	i=0
-	while [ $i -lt 100 ] && ! grep -q '^R revoke-before' "$rv" 2>/dev/null; do
-		sleep 0.1
-		i=$((i + 1))
-	done
+	wait_line "$rv" '^R revoke-before'
 	if [ "$how" = cpuset ]; then
 		echo "$DRAM" >$CG/pn-grant/cpuset.mems
 	else

@@ -112,6 +112,16 @@ def _missing(cell, name, exp):
     return _rowfn()(None, "did not run" if not r else f"no {name}.txt (guest run rc {r.get('rc')})", exp, False)
 
 
+def _results(cell, name, exp):
+    """(key=value results of run name, None) or (None, the row saying why there are none)"""
+    f = _file(cell, name)
+    if not f:
+        return None, _missing(cell, name, exp)
+    if f.get("error"):
+        return None, _rowfn()(None, f["error"], exp, False)
+    return f, None
+
+
 def _verdict(path, node):
     """(events, counters, exit code) of a pnbench run.json for node"""
     try:
@@ -124,9 +134,9 @@ def _verdict(path, node):
 
 
 def judge_instrument(cell, exp):
-    f = _file(cell, "instrument")
-    if not f:
-        return _missing(cell, "instrument", exp)
+    f, why = _results(cell, "instrument", exp)
+    if why:
+        return why
     node = f.get("node", cell.devices[0])
     ev, cn, rc = _verdict(os.path.join(cell.path, "instrument", "leak.json"), node)
     qev, qcn, qrc = _verdict(os.path.join(cell.path, "instrument", "quiet.json"), node)
@@ -145,9 +155,9 @@ def judge_instrument(cell, exp):
 
 
 def judge_clients(cell, exp):
-    f = _file(cell, "clients")
-    if not f:
-        return _missing(cell, "clients", exp)
+    f, why = _results(cell, "clients", exp)
+    if why:
+        return why
     P, devs = cell.devices[0], cell.devices
     ng, gr = kvline(f.get("nogrant_libnuma")), kvline(f.get("grant_libnuma"))
     listed = all(int(f.get(f"hardware_node{n}_mb") or 0) > 0 for n in devs)
@@ -193,11 +203,9 @@ CALLS = ("mbind_bind", "mbind_preferred", "setpol_interleave", "move_pages", "mi
 
 
 def judge_access(cell, exp):
-    f = _file(cell, "access")
-    if not f:
-        return _missing(cell, "access", exp)
-    if f.get("error"):
-        return _rowfn()(None, f["error"], exp, False)
+    f, why = _results(cell, "access", exp)
+    if why:
+        return why
     P = cell.devices[0]
     leaks, parts = 0, []
     for who in ("root", "nobody"):
@@ -229,11 +237,9 @@ def _revoked(f, name, P):
 
 
 def judge_revoke(cell, exp):
-    f = _file(cell, "revoke")
-    if not f:
-        return _missing(cell, "revoke", exp)
-    if f.get("error"):
-        return _rowfn()(None, f["error"], exp, False)
+    f, why = _results(cell, "revoke", exp)
+    if why:
+        return why
     P = cell.devices[0]
     ok, nb, na, detail = _revoked(f, "cpuset", P)
     text = f"cpuset: {nb} before, {na} after"
