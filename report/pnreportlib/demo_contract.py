@@ -16,6 +16,8 @@ output.
 import json
 import os
 
+from .demo_cells import kv, row
+
 ROWS = [
     ("instrument", "the instrument: transient leak seen exactly, quiet run 0"),
     ("clients", "real clients: numactl, libnuma, memhog, lstopo"),
@@ -97,19 +99,13 @@ def on(text, node):
     return int(kvline(text).get(f"node{node}", 0))
 
 
-def _rowfn():
-    from .demo_table import row
-    return row
-
-
 def _file(cell, name):
-    from .demo_table import kv
     return kv(os.path.join(cell.path, name + ".txt"))
 
 
 def _missing(cell, name, exp):
     r = cell.runs.get(name)
-    return _rowfn()(None, "did not run" if not r else f"no {name}.txt (guest run rc {r.get('rc')})", exp, False)
+    return row(None, "did not run" if not r else f"no {name}.txt (guest run rc {r.get('rc')})", exp, False)
 
 
 def _results(cell, name, exp):
@@ -118,7 +114,7 @@ def _results(cell, name, exp):
     if not f:
         return None, _missing(cell, name, exp)
     if f.get("error"):
-        return None, _rowfn()(None, f["error"], exp, False)
+        return None, row(None, f["error"], exp, False)
     return f, None
 
 
@@ -151,7 +147,7 @@ def judge_instrument(cell, exp):
         ok = (isinstance(ev, (int, float)) and abs(ev - INJECTED) <= max(16, INJECTED / 200)
               and rc == 1 and quiet_ok)
         text = f"{ev} of {INJECTED} seen (exit {rc}), quiet {qev}"
-    return _rowfn()(ev, text, exp, ok, detail)
+    return row(ev, text, exp, ok, detail)
 
 
 def judge_clients(cell, exp):
@@ -196,7 +192,7 @@ def judge_clients(cell, exp):
               "; hwloc memattrs latency/bandwidth: " + ", ".join(
                   f"node{n} {f.get(f'memattrs_node{n}', '?')}" for n in devs)
               + ("" if hmat else " (no HMAT in this topology: not judged)"))
-    return _rowfn()(mb_gr, text, exp, ok, detail)
+    return row(mb_gr, text, exp, ok, detail)
 
 
 CALLS = ("mbind_bind", "mbind_preferred", "setpol_interleave", "move_pages", "migrate_pages")
@@ -226,7 +222,7 @@ def judge_access(cell, exp):
               + "; ".join(parts) + f"; root migrate_pages() of a confined task: {f.get('override_migrate_pid')}, its pages then: "
               f"{f.get('override_after')}"
               + (f"; the grant failed: {f['grant_error']}" if f.get("grant_error") else ""))
-    return _rowfn()(leaks, text, exp, ok, detail)
+    return row(leaks, text, exp, ok, detail)
 
 
 def _revoked(f, name, P):
@@ -250,7 +246,7 @@ def judge_revoke(cell, exp):
         detail += "; " + f.get("optout", "")
     if f.get("grant_error"):
         detail += f"; the grant failed: {f['grant_error']}"
-    return _rowfn()(na, text, exp, ok, detail + f"; cpuset.mems.effective after: {f.get('cpuset_mems_after')}")
+    return row(na, text, exp, ok, detail + f"; cpuset.mems.effective after: {f.get('cpuset_mems_after')}")
 
 
 def bench_medians(path):
@@ -280,17 +276,17 @@ def judge_fastpath(cell, exp):
                                  if os.path.isdir(os.path.join(base, "fastpath")) else []))
         mine = next((p for p in found if os.path.exists(p)), mine)
     if not os.path.exists(mine):
-        return _rowfn()(None, "not counted (see fastpath/ and the demo's log)", exp, False)
+        return row(None, "not counted (see fastpath/ and the demo's log)", exp, False)
     try:
         med = bench_medians(mine)
     except (OSError, ValueError) as e:
-        return _rowfn()(None, f"samples unreadable ({e})", exp, False)
+        return row(None, f"samples unreadable ({e})", exp, False)
     src = f"fastpath/{os.path.basename(os.path.dirname(mine))}/samples.tsv"
     if cell.model == "stock":
         a = [med.get(("A", s)) for s in BUDGET]
         ok = all(a)
         text = "baseline: " + ", ".join(f"{s} {v:.1f}" if v else f"{s} –" for s, v in zip(BUDGET, a))
-        return _rowfn()(a[0], text, exp, ok, f"instructions per first-touch fault; {src}")
+        return row(a[0], text, exp, ok, f"instructions per first-touch fault; {src}")
     ratios = {}
     for s in BUDGET:
         a, b = med.get(("A", s)), med.get(("B", s))
@@ -300,9 +296,9 @@ def judge_fastpath(cell, exp):
                        for s, r in ratios.items()) + f"; {src}"
     if cell.model == "private":
         ok = all(ratios[s] and ratios[s][0] <= BUDGET[s] for s in BUDGET)
-        return _rowfn()(ratios["none/dram"] and round(ratios["none/dram"][0], 4), text, exp, ok, detail)
+        return row(ratios["none/dram"] and round(ratios["none/dram"][0], 4), text, exp, ok, detail)
     r = ratios["none/dram"]
-    return _rowfn()(r and round(r[0], 4), f"none {r[0]:.4f}" if r else "none –", exp, None if r else False, detail)
+    return row(r and round(r[0], 4), f"none {r[0]:.4f}" if r else "none –", exp, None if r else False, detail)
 
 
 JUDGES = {"instrument": judge_instrument, "clients": judge_clients, "access": judge_access,

@@ -24,6 +24,7 @@ import re
 import time
 
 from . import demo_contract, textout
+from .demo_cells import kv, lines, row
 
 DEVICES = ("1", "2")  # without devices= in guest.txt (pnbench.devices= of the guest)
 ROWS = [
@@ -108,23 +109,6 @@ class Cell:
             return None, f"{name}/run.json unreadable: {e}"
 
 
-def kv(path):
-    out = {}
-    for line in lines(path):
-        if "=" in line:
-            k, v = line.split("=", 1)
-            out[k.strip()] = v.strip()
-    return out
-
-
-def lines(path):
-    try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            return fh.read().splitlines()
-    except OSError:
-        return []
-
-
 def workloads(doc, name):
     """(point params, workload) for every foreground workload called name"""
     for p in doc.get("points", []):
@@ -145,13 +129,6 @@ def table(w, name):
 
 def metric(w, name):
     return sum(m["value"] for m in w.get("metrics", []) if m["name"] == name and not m.get("labels"))
-
-
-def row(value, text, expected, ok, detail=None):
-    r = {"value": value, "text": text, "expected": expected, "pass": ok}
-    if detail:
-        r["detail"] = detail
-    return r
 
 
 def general_max(doc, devices=DEVICES):
