@@ -261,11 +261,16 @@ fastpath() { # KERNEL-NAME STOCK-BZIMAGE: $out/fastpath/<name>/samples.tsv, tabl
 	mkdir -p "$dst"
 	cached=${PNBENCH_CACHE:-/var/cache/pnbench}/bench/demo-$(basename "$(dirname "$stock")")-vs-$(basename "$(dirname "${KPATH[$k]}")")
 	[[ -n "${KERNEL:-}" ]] && cached=$dst/bench
-	if [[ ! -f "$cached/samples.tsv" ]]; then
+	# a bench that failed still writes what it counted: used this time,
+	# counted again next time (.complete only after exit 0)
+	if [[ ! -f "$cached/.complete" ]]; then
 		log "fast-path cost: $k against stock, guest instructions per fault (-icount; once per kernel pair)"
-		BENCH_OUT=$cached KERNEL_A=$stock KERNEL_B=${KPATH[$k]} ROUNDS=1 REPS=3 \
-			kernel-series/bench/fault-bench.sh >"$dst/bench.log" 2>&1 ||
+		if BENCH_OUT=$cached KERNEL_A=$stock KERNEL_B=${KPATH[$k]} ROUNDS=1 REPS=3 \
+			kernel-series/bench/fault-bench.sh >"$dst/bench.log" 2>&1; then
+			: >"$cached/.complete"
+		else
 			log "fast-path bench of $k failed: $dst/bench.log"
+		fi
 	fi
 	cp "$cached/samples.tsv" "$cached/table.txt" "$dst/" 2>/dev/null
 	echo "$cached" >"$dst/source.txt"
