@@ -27,7 +27,9 @@
 # median B, B/A, B-A and the per-round spread.  Never gates on the figures.
 #
 # Environment: KERNEL_A, KERNEL_B (bzImage path or stock|patched; default
-# stock and patched from the cache), LABEL_A, LABEL_B, ROUNDS (3), REPS (5),
+# stock and patched from the cache), APPEND_A, APPEND_B (more kernel command
+# line for that side, e.g. private_node_mode=isolate), LABEL_A, LABEL_B,
+# ROUNDS (3), REPS (5),
 # WARMUP (1), MIB (64), SCENARIOS, BENCH_OUT (directory for logs, samples.tsv
 # and table.txt; default $PNBENCH_CACHE/bench/<utc>-<labelA>-vs-<labelB>),
 # BENCH_TIMEOUT (600 s per boot).
@@ -49,9 +51,10 @@ done
 pn_bench_scenarios "$scenarios"
 command -v qemu-system-x86_64 >/dev/null || PN_DIE_RC=4 pn_die "qemu-system-x86_64 not installed: skipping the benchmark"
 
-declare -A kernel label
+declare -A kernel label append
 kernel[A]=$(pn_bench_kernel "${KERNEL_A:-stock}" benchmark)
 kernel[B]=$(pn_bench_kernel "${KERNEL_B:-patched}" benchmark)
+append[A]=${APPEND_A:-} append[B]=${APPEND_B:-}
 for side in A B; do
 	l=LABEL_$side
 	# a cached kernel is named by its directory (stock-<key>), another by its file
@@ -71,6 +74,7 @@ samples=$work/samples.tsv
 {
 	echo "# A ${label[A]} ${kernel[A]}"
 	echo "# B ${label[B]} ${kernel[B]}"
+	echo "# append A=${append[A]} B=${append[B]}"
 	echo "# rounds=$rounds reps=$reps warmup=$warmup mib=$mib scenarios=$scenarios"
 	echo "# side scenario round rep pages on_node insn"
 } >"$samples"
@@ -91,7 +95,7 @@ boot() {
 	"$here/../qemu/run-guest.sh" --kernel "${kernel[$side]}" --icount --dev-nodes 2 --dev-size 512 \
 		--dram 1024 --disk 0 --timeout "$btimeout" --quiet --log "$log" \
 		--script "$here/bench-guest.sh" --add "$work/faultbench" \
-		--file "$work/bench.env:/guest/bench.env" "${args[@]}" --append " pnbench.dmesg=0" || rc=$?
+		--file "$work/bench.env:/guest/bench.env" "${args[@]}" --append " pnbench.dmesg=0${append[$side]:+ ${append[$side]}}" || rc=$?
 	[[ -f "$log" ]] || : >"$log"
 	cp "$log" "$out/$setup-$side-$r.log"
 	if ((rc != 0)); then
