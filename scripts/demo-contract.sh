@@ -21,6 +21,10 @@
 #   revoke      a policy naming the device, then the grant withdrawn (the
 #               cpuset's mems; on private kernels also the opt-out): where
 #               the next pages go
+#   driver      /dev/private_node_test's mmap() over the devices, and over
+#               the first for more than it holds (kernels of the series)
+#   hotadd      the other kind of memory added to a node whose memory is
+#               added but offline (two dax devices on the last device node)
 #
 # "The grant": on a private kernel the device node's mempolicy opt-in (which
 # grants it to the top cpuset, series v3) and a cpuset whose mems name it; on
@@ -45,8 +49,11 @@ PM=$(hexmask "$P")
 DM=$(hexmask "$DRAM")
 
 grant_node() { # NODE 0|1: the mempolicy opt-in of a private kernel
+	# (june2026 refuses it: written all the same, the refusal is the model's)
 	f=$PG/node$1/private/mempolicy
-	[ "$model" = private ] && [ -e "$f" ] && echo "$2" >"$f" 2>/dev/null
+	case $model in
+	private | june2026) [ -e "$f" ] && echo "$2" >"$f" 2>/dev/null ;;
+	esac
 	return 0
 }
 grant_all() { for n in $DEVS; do grant_node "$n" "$1"; done; }
@@ -133,11 +140,16 @@ contract_clients() {
 		done
 		clients_probe nogrant
 		grant_all 1
+		[ -e "$PG/node$P/private/mempolicy" ] &&
+			echo "grant_optin=$(cat "$PG/node$P/private/mempolicy") $($ACC write "$PG/node$P/private/mempolicy" 1)"
 		clients_probe grant
 		lstopo-no-graphics --no-io -p --of console >/tmp/lstopo.txt 2>&1
 		echo "lstopo_rc=$?"
 		echo "lstopo_nodes=$(sed -n 's/.*NUMANode[^ ]* P#\([0-9]*\).*/\1/p' /tmp/lstopo.txt | tr '\n' ' ')"
-		lstopo-no-graphics -p --memattrs >/tmp/memattrs.txt 2>&1
+		# hwloc leaves out memory outside the process's Mems_allowed unless asked
+		lstopo-no-graphics --whole-system --no-io -p --of console >/tmp/lstopo-all.txt 2>&1
+		echo "lstopo_all_nodes=$(sed -n 's/.*NUMANode[^ ]* P#\([0-9]*\).*/\1/p' /tmp/lstopo-all.txt | tr '\n' ' ')"
+		lstopo-no-graphics --whole-system -p --memattrs >/tmp/memattrs.txt 2>&1
 		# each device's first latency and bandwidth value (HMAT; "-" without)
 		for n in $DEVS; do
 			echo "memattrs_node$n=$(awk -v n="NUMANode P#$n" '
@@ -148,7 +160,7 @@ contract_clients() {
 		done
 	} | kvfile clients
 	mkdir -p "$OUT/clients"
-	cp /tmp/numactl-hw.txt /tmp/lstopo.txt /tmp/memattrs.txt "$OUT/clients/" 2>/dev/null
+	cp /tmp/numactl-hw.txt /tmp/lstopo.txt /tmp/lstopo-all.txt /tmp/memattrs.txt "$OUT/clients/" 2>/dev/null
 	ctr_done clients "$t0"
 }
 
@@ -238,4 +250,130 @@ contract_revoke() {
 		cg_teardown
 	} | kvfile revoke
 	ctr_done revoke "$t0"
+}
+
+# The explicit path of a device driver: /dev/private_node_test's mmap() over
+# the devices (the series' test device; the only way onto the device in the
+# june2026 model), then more than the first device holds through it.
+contract_driver() {
+	t0=$(now)
+	{
+		if [ ! -e /dev/private_node_test ]; then
+			echo "driver=none: no /dev/private_node_test (a kernel without the series)"
+		else
+			echo "driver=/dev/private_node_test"
+			echo "explicit=$($ACC driver "$(hexmask "$(echo "$DEVS" | tr ' ' ',')")" 8192 2>&1 | tr '\n' ' ')"
+			# the first device's size + 1024 pages; a request the kernel
+			# cannot serve on a full device must fail (SIGBUS) or fall back,
+			# never hang: killed after 120 s
+			cap=$(awk '/MemTotal/ { print int($4 / 4) }' "$PG/node$P/meminfo")
+			oom0=$(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)
+			echo "exhaust_pages=$((cap + 1024))"
+			timeout 120 $ACC driver "$PM" $((cap + 1024)) >/tmp/drv.out 2>&1
+			echo "exhaust_rc=$?"
+			echo "exhaust=$(tr '\n' ' ' </tmp/drv.out)"
+			echo "oom_kills=$(($(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat) - oom0))"
+		fi
+	} | kvfile driver
+	ctr_done driver "$t0"
+}
+
+# Hot-add kind: node LAST (two dax devices, A and B: demo.sh boots with
+# run-guest.sh --split-dev) emptied, then memory of one kind added and left
+# offline (auto_online_blocks=offline), then the other kind added: a kernel
+# with kinds must refuse it (EBUSY, no new block) and the node must come
+# online as the first kind; forward = private first (A with the node in
+# kmem.private_nodes), reverse = ordinary first.  A stock kernel has one
+# kind: both adds are accepted.  Runs after fault (which removed the node's
+# memory already) and leaves the node empty.
+HA_KP=/sys/module/kmem/parameters/private_nodes
+HA_AO=/sys/devices/system/memory/auto_online_blocks
+HA_KMEM=/sys/bus/dax/drivers/kmem
+HA_MIX="cannot mix private and ordinary memory"
+ha_blocks() {
+	for m in "$PG/node$LAST"/memory[0-9]*; do
+		[ -e "$m" ] && printf '%s ' "${m##*/}"
+	done
+}
+ha_n() { echo $(($(echo "$1" | wc -w))); }
+ha_state() { # offline|online_movable BLOCKS
+	for b in $2; do
+		[ "$(cat /sys/devices/system/memory/"$b"/state)" = "${1%_*}" ] ||
+			timeout 60 sh -c "echo $1 >/sys/devices/system/memory/$b/state" 2>/dev/null
+	done
+}
+ha_clear() {
+	ha_state offline "$(ha_blocks)"
+	for x in $ha_a $ha_b; do
+		[ -e "$HA_KMEM/$x" ] && echo "$x" >"$HA_KMEM/unbind" 2>/dev/null
+	done
+	ha_left=$(ha_blocks)
+}
+ha_kp() { # with|without: kmem's private_nodes with or without node LAST
+	[ -w "$HA_KP" ] || return 0
+	l=$(echo "$DEVICES" | tr ',' '\n' | grep -vx "$LAST" | tr '\n' ',')
+	[ "$1" = with ] && l="$l$LAST"
+	echo "${l%,}" >"$HA_KP"
+}
+ha_bind() { # DAX: errno of the kmem bind (0 accepted)
+	r=$($ACC write "$HA_KMEM/bind" "$1")
+	echo "${r##*errno=}"
+}
+in_nodelist() { # N LIST: is node N in a sysfs node list ("0,2-3")?
+	for r in $(echo "$2" | tr ',' ' '); do
+		[ "$1" -ge "${r%-*}" ] && [ "$1" -le "${r#*-}" ] && return 0
+	done
+	return 1
+}
+ha_kind() { # node LAST's kind once its blocks are online
+	ha_state online_movable "$(ha_blocks)"
+	if in_nodelist "$LAST" "$(cat $PG/has_private_memory 2>/dev/null)"; then
+		echo private
+	elif in_nodelist "$LAST" "$(cat $PG/has_memory)"; then
+		echo ordinary
+	else
+		echo none
+	fi
+}
+ha_mixed() { dmesg | tail -n +"$(($1 + 1))" | grep -c "$HA_MIX"; }
+ha_add() { # PREFIX FIRST FIRST-KIND SECOND SECOND-KIND: one direction
+	ha_clear
+	echo "$1_left_before=$ha_left"
+	ha_kp "$3"
+	echo "$1_first=$(ha_bind "$2")"
+	b1=$(ha_blocks)
+	ha_kp "$5"
+	m0=$(dmesg | wc -l)
+	echo "$1_second=$(ha_bind "$4")"
+	echo "$1_new_blocks=$(($(ha_n "$(ha_blocks)") - $(ha_n "$b1")))"
+	echo "$1_first_blocks=$(ha_n "$b1")"
+	echo "$1_mixlog=$(ha_mixed "$m0")"
+	echo "$1_kind=$(ha_kind)"
+}
+contract_hotadd() {
+	t0=$(now)
+	{
+		ha_a='' ha_b=''
+		for d in /sys/bus/dax/devices/dax*; do
+			[ "$(cat "$d/target_node" 2>/dev/null)" = "$LAST" ] || continue
+			if [ -z "$ha_a" ]; then ha_a=${d##*/}; elif [ -z "$ha_b" ]; then ha_b=${d##*/}; fi
+		done
+		echo "node=$LAST"
+		echo "dax=$ha_a $ha_b"
+		echo "kinds=$([ -w "$HA_KP" ] && echo "kmem.private_nodes" || echo "none (kmem has no private_nodes)")"
+		if [ -z "$ha_b" ]; then
+			echo "error=node$LAST has ${ha_a:-no} dax device${ha_a:+ only}: two needed (run-guest.sh --split-dev)"
+		else
+			ao0=$(cat $HA_AO)
+			kp0=$(cat "$HA_KP" 2>/dev/null)
+			echo offline >$HA_AO
+			ha_add fwd "$ha_a" with "$ha_b" without
+			ha_add rev "$ha_b" without "$ha_a" with
+			ha_clear
+			echo "left_after=$ha_left"
+			[ -w "$HA_KP" ] && echo "$kp0" >"$HA_KP"
+			echo "$ao0" >$HA_AO
+		fi
+	} | kvfile hotadd
+	ctr_done hotadd "$t0"
 }

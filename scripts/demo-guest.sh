@@ -12,14 +12,16 @@
 #   /mnt/host/runs.txt        "<run> rc=<n> seconds=<s>", one line per run
 #   /mnt/host/fault.txt       the hot-remove fault step, key=value lines
 #   /mnt/host/<row>.txt       the contract rows (instrument clients access
-#                             revoke; scripts/demo-contract.sh), key=value
+#                             revoke hotadd) and the driver's mmap path
+#                             (driver; scripts/demo-contract.sh), key=value
 #   /mnt/host/dmesg.txt       the kernel log at the end
 #
 # Runs are made in the guest's /tmp and copied afterwards, so that 9p traffic
-# never happens while a run measures.  The model (stock, isolate, private) is
-# read from the kernel: on stock and isolate the device nodes are named
-# (--private 1,2, or the list of pnbench.devices=), on private the kernel's
-# own private nodes are used.
+# never happens while a run measures.  The model (stock, isolate, private,
+# june2026) is read from the kernel: on stock, isolate and june2026 the
+# device nodes are named (--private 1,2, or the list of pnbench.devices=;
+# june2026 and isolate nodes are in has_memory too), on private the
+# kernel's own private nodes are used.
 # The contract rows set the opt-ins they need themselves (instrument and the
 # first half of clients without them); the others run after optin().
 # /guest/demo.env may set RUNS (default: every run below) and DEMO_EXEC=1:
@@ -27,7 +29,7 @@
 # are the lines of /guest/exec.args (`pnbench vm --exec`).
 OUT=/mnt/host
 PN=/usr/local/bin/pnbench
-RUNS="probes instrument clients access revoke explicit pressure interleave exhaust multinode fault"
+RUNS="probes instrument clients access revoke explicit driver pressure interleave exhaust multinode fault hotadd"
 DEMO_EXEC=""
 # shellcheck disable=SC1091
 [ -f /guest/demo.env ] && . /guest/demo.env
@@ -175,7 +177,7 @@ else
 		case $r in
 		# the probes before the opt-in: no user policy may name the nodes
 		probes) run probes /guest/demo/probes.json ;;
-		instrument | clients | access | revoke) "contract_$r" ;;
+		instrument | clients | access | revoke | driver | hotadd) "contract_$r" ;;
 		fault)
 			[ "$model" = private ] && optin
 			fault ;;

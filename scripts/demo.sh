@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # demo.sh -- `make demo`, `pnbench demo`: boot the QEMU testbed under the
-# stock kernel and the reference series (isolate and private models), with
+# stock kernel and the reference series (isolate, private and june2026
+# models), with
 # the device memory onlined movable and as ZONE_NORMAL, run the demo suite
 # (configs/demo/, configs/probes.json) inside each guest, bring the results
 # home over virtio-9p and print the truth table.
 #
-# usage: demo.sh [-o DIR] [--topology NAME|FILE] [--kernels "stock isolate private"]
+# usage: demo.sh [-o DIR] [--topology NAME|FILE] [--kernels "stock isolate private june2026"]
 #                [--online "movable kernel"] [--jobs N] [--timeout SEC]
 #                [--runs "probes explicit ..."] [--no-build] [--no-report]
 #
@@ -14,18 +15,18 @@
 #                   writable only by you
 #   --topology T    configs/topologies/T.json or a file (default reference)
 #   --kernels LIST  names in configs/kernels/ or files (default: stock isolate
-#                   private); KERNEL=path/to/bzImage runs a user's own build
-#                   instead (KERNEL_MODEL=stock|isolate|private says which
-#                   expected column applies; default: what the guest reports;
-#                   none: shown, not judged)
+#                   private june2026); KERNEL=path/to/bzImage runs a user's
+#                   own build instead (KERNEL_MODEL=stock|isolate|private|
+#                   june2026 says which expected column applies; default:
+#                   what the guest reports; none: shown, not judged)
 #   --models LIST   only the kernels of these models (the table's columns)
 #   --online LIST   movable and/or kernel (default: the topology's list)
 #   --jobs N        guests at a time (default 2)
 #   --timeout SEC   per guest (default 900); a guest that hangs or panics is
 #                   a failed cell with its console log kept
 #   --runs LIST     the guest's runs (default: probes instrument clients
-#                   access revoke explicit pressure interleave exhaust
-#                   multinode fault) and fastpath: guest instructions per
+#                   access revoke explicit driver pressure interleave exhaust
+#                   multinode fault hotadd) and fastpath: guest instructions per
 #                   first-touch fault of each kernel against stock (QEMU
 #                   -icount, make -C kernel-series bench ROUNDS=1), counted
 #                   once per kernel pair and kept in the cache
@@ -53,7 +54,7 @@ usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 # shellcheck source=scripts/outdir.sh
 . "$top/scripts/outdir.sh"
 
-out='' topo=reference kernels='stock isolate private' online='' jobs=2 timeout=900
+out='' topo=reference kernels='stock isolate private june2026' online='' jobs=2 timeout=900
 runs='' build=1 report=1 models=
 while (($#)); do
 	case "$1" in
@@ -73,7 +74,7 @@ while (($#)); do
 done
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number (got '$jobs')"
 [[ "$timeout" =~ ^[1-9][0-9]*$ ]] || die "--timeout wants seconds (got '$timeout')"
-GUEST_RUNS="probes instrument clients access revoke explicit pressure interleave exhaust multinode fault"
+GUEST_RUNS="probes instrument clients access revoke explicit driver pressure interleave exhaust multinode fault hotadd"
 for r in $runs; do
 	case " $GUEST_RUNS fastpath " in *" $r "*) ;;
 	*) die "--runs: unknown run '$r' ($GUEST_RUNS fastpath)" ;;
@@ -123,17 +124,17 @@ kernel_of() { # KIND -> cached bzImage, built when missing (kernel-series toolin
 		die "building the $kind kernel failed: $out/kernel-$kind.log" 3
 	kernel-series/scripts/kernel-path.sh "$kind"
 }
+# the models with an expected column: the truth table's (demo_contract.MODELS)
+known=$(cd report && "$PY" -c 'from pnreportlib import demo_contract; print(*demo_contract.MODELS)') ||
+	die "report/pnreportlib does not load (python3 at $PY)" 3
 if [[ -n "${KERNEL:-}" ]]; then
 	[[ -f "$KERNEL" ]] || die "KERNEL=$KERNEL: no such file"
 	is_kernel_image "$KERNEL" || die "KERNEL=$KERNEL: not a kernel boot image (bzImage)"
-	case ${KERNEL_MODEL:-auto} in stock | isolate | private | auto | none) ;;
-	*) die "KERNEL_MODEL wants stock, isolate, private or none (got '$KERNEL_MODEL')" ;;
-	esac
+	[[ " $known auto none " == *" ${KERNEL_MODEL:-auto} "* ]] ||
+		die "KERNEL_MODEL wants one of: $known none (got '$KERNEL_MODEL')"
 fi
 for m in $models; do
-	case $m in stock | isolate | private) ;;
-	*) die "--models: unknown model '$m' (stock isolate private)" ;;
-	esac
+	[[ " $known " == *" $m "* ]] || die "--models: unknown model '$m' ($known)"
 done
 [[ -n "$out" ]] || out=results/demo/$(date -u +%Y%m%dT%H%M%SZ)
 safe_outdir "$out"
@@ -194,7 +195,8 @@ launch() { # CELL: boot its guest in the background (own session: killable as a 
 	[[ -n "${KAPPEND[$k]}" ]] && args+=(--append " ${KAPPEND[$k]}")
 	for f in configs/demo/*.json; do args+=(--file "$f:/guest/demo/${f##*/}"); done
 	START[$c]=$(date +%s)
-	setsid kernel-series/qemu/run-guest.sh --kernel "${KPATH[$k]}" "${args[@]}" --online "$o" \
+	# --split-dev: the last device node's memory as two dax devices (hotadd)
+	setsid kernel-series/qemu/run-guest.sh --kernel "${KPATH[$k]}" "${args[@]}" --online "$o" --split-dev \
 		--dev-nodes "${T[device_nodes]}" --dev-size "${T[device_mib]}" --dram "${T[dram_mib]}" \
 		--disk "${T[disk_mib]}" --cpus "${T[cpus]}" --initiators "${T[initiators]}" --timeout "$timeout" --quiet \
 		--log "$d/console.log" --script scripts/demo-guest.sh --add "$PN" --add "$leak" --add "$acc" \
@@ -253,19 +255,24 @@ done
 ((stopping)) && exit 130
 
 # ---- fast-path cost: instructions per fault against stock (-icount) -----------
-# One bench per kernel other than stock, cached under the two kernels' cache
-# names (a user's KERNEL= is counted into the results directory, every time).
-# Counts do not depend on host load; the guests above are done first anyway.
+# One bench per kernel other than stock, booted with the kernel's own command
+# line (private_node_mode=...), cached under the two kernels' cache names and
+# that command line (a user's KERNEL= is counted into the results directory,
+# every time).  A model without user policies onto private nodes (june2026)
+# has no private/private scenario.  Counts do not depend on host load; the
+# guests above are done first anyway.
 fastpath() { # KERNEL-NAME STOCK-BZIMAGE: $out/fastpath/<name>/samples.tsv, table.txt
-	local k=$1 stock=$2 dst=$out/fastpath/$1 cached
+	local k=$1 stock=$2 dst=$out/fastpath/$1 cached tag scen='none/dram private/dram private/private'
 	mkdir -p "$dst"
-	cached=${PNBENCH_CACHE:-/var/cache/pnbench}/bench/demo-$(basename "$(dirname "$stock")")-vs-$(basename "$(dirname "${KPATH[$k]}")")
+	tag=$(printf '%s' "${KAPPEND[$k]}" | tr -cs 'A-Za-z0-9.=_' '-')
+	[[ "${KMODEL[$k]}" == june2026 ]] && scen='none/dram private/dram'
+	cached=${PNBENCH_CACHE:-/var/cache/pnbench}/bench/demo-$(basename "$(dirname "$stock")")-vs-$(basename "$(dirname "${KPATH[$k]}")")${tag:+-${tag#-}}
 	[[ -n "${KERNEL:-}" ]] && cached=$dst/bench
 	# a bench that failed still writes what it counted: used this time,
 	# counted again next time (.complete only after exit 0)
 	if [[ ! -f "$cached/.complete" ]]; then
 		log "fast-path cost: $k against stock, guest instructions per fault (-icount; once per kernel pair)"
-		if BENCH_OUT=$cached KERNEL_A=$stock KERNEL_B=${KPATH[$k]} ROUNDS=1 REPS=3 \
+		if BENCH_OUT=$cached KERNEL_A=$stock KERNEL_B=${KPATH[$k]} APPEND_B=${KAPPEND[$k]} SCENARIOS=$scen ROUNDS=1 REPS=3 \
 			kernel-series/bench/fault-bench.sh >"$dst/bench.log" 2>&1; then
 			: >"$cached/.complete"
 		else

@@ -6,7 +6,7 @@
 # usage: vm.sh [--kernel NAME|bzImage] [--topology NAME|FILE] [--online movable|kernel]
 #              [-o DIR] [--timeout SEC] --exec PROG [ARGS...]
 #
-#   --kernel K      a name in configs/kernels/ (stock, isolate, private; default
+#   --kernel K      a name in configs/kernels/ (stock, isolate, private, june2026; default
 #                   private) or a bzImage of your own
 #   --topology T    configs/topologies/T.json or a file (default reference)
 #   --online Z      movable (default) or kernel (ZONE_NORMAL)

@@ -207,6 +207,18 @@ int pn_topology_cfg_load(const char *path, struct pn_topology_cfg *t)
 	return ret ? PN_EXIT_USAGE : 0;
 }
 
+/* the kernel models the truth table has an expected column for (demo_contract.MODELS) */
+#define MODELS_TEXT "stock, isolate, private or june2026"
+static bool model_known(const char *m)
+{
+	static const char *const models[] = { "stock", "isolate", "private", "june2026" };
+
+	for (size_t i = 0; i < sizeof(models) / sizeof(models[0]); i++)
+		if (!strcmp(m, models[i]))
+			return true;
+	return false;
+}
+
 int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 {
 	static const char *const keys[] = { "name",  "description",   "kernel", "append",
@@ -223,10 +235,9 @@ int pn_kernel_cfg_load(const char *path, struct pn_kernel_cfg *k)
 	ret = ret ?: get_str(path, doc, "kernel", k->kernel, sizeof(k->kernel), NULL, true);
 	ret = ret ?: get_str(path, doc, "append", k->append, sizeof(k->append), "", true);
 	ret = ret ?: get_str(path, doc, "model", k->model, sizeof(k->model), NULL, true);
-	if (!ret && strcmp(k->model, "stock") != 0 && strcmp(k->model, "isolate") != 0 &&
-	    strcmp(k->model, "private") != 0)
-		ret = pn_error(-EINVAL, "%s: $.model: \"%s\" is not stock, isolate or private",
-			       path, k->model);
+	if (!ret && !model_known(k->model))
+		ret = pn_error(-EINVAL, "%s: $.model: \"%s\" is not %s", path, k->model,
+			       MODELS_TEXT);
 	ret = ret ?: get_bool(path, doc, "private_nodes", &k->private_nodes);
 	cJSON_Delete(doc);
 	return ret ? PN_EXIT_USAGE : 0;

@@ -167,7 +167,7 @@ def parser():
     t.add_argument("dir")
     t.add_argument("--seconds", type=int, help="the demo's wall time, recorded in demo.json")
     t.add_argument("--models", help="only the columns of these kernel models (space or comma separated: "
-                                    "stock isolate private)")
+                                    "stock isolate private june2026)")
     t.set_defaults(fn=cmd_demo_table)
     c = sub.add_parser("compare", help="runs side by side (first = baseline), statistics, regression gate")
     c.add_argument("runs", nargs="*", help="run directories (first = baseline); or with --db, none")

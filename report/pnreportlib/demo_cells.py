@@ -19,6 +19,11 @@ def lines(path):
         return []
 
 
+def kvline(text):
+    """'rc=0 errno=0 node1=256 ...' -> dict of the key=value words"""
+    return dict(w.split("=", 1) for w in (text or "").split() if "=" in w)
+
+
 def row(value, text, expected, ok, detail=None):
     r = {"value": value, "text": text, "expected": expected, "pass": ok}
     if detail:

@@ -12,20 +12,29 @@ output.
   access      a task of a cpuset without the device (root and nobody) gets
               no page onto it by any call; a granted cpuset is served
   revoke      withdrawing the grant stops new pages landing on the device
+  hotadd      a node's kind of memory never flips (demo_hotadd.py)
+  fastpath    guest instructions per first-touch fault against stock
+
+june2026, the design as proposed in June 2026 (series patch 20): the device
+is N_MEMORY but never granted to cpusets, user policy gives no access, user
+space maps it through a driver only (demo_driver.py judges its explicit and
+exhaust rows in demo_table.py).
 """
 import json
 import os
 
-from .demo_cells import kv, row
+from . import demo_hotadd
+from .demo_cells import kv, kvline, row
 
 ROWS = [
     ("instrument", "the instrument: transient leak seen exactly, quiet run 0"),
     ("clients", "real clients: numactl, libnuma, memhog, lstopo"),
     ("access", "access control: confined cpuset, user, root override"),
     ("revoke", "revocation: grant withdrawn, next pages off the device"),
+    demo_hotadd.ROW,
     ("fastpath", "fast-path cost: guest instructions per fault vs stock"),
 ]
-MODELS = ("stock", "isolate", "private")
+MODELS = ("stock", "isolate", "private", "june2026")
 # (expected text, reason) per row and model
 EXPECTED = {
     "instrument": {
@@ -38,6 +47,9 @@ EXPECTED = {
         "private": ("0 (policy refused), quiet 0",
                     "a private node that has not opted in to mempolicy refuses user policies: the "
                     "pages go to DRAM and the suite must report 0, not a guess"),
+        "june2026": ("0 (policy refused), quiet 0",
+                     "user NUMA policy gives no access to private memory: the mbind() fails, the pages "
+                     "go to DRAM and the suite must report 0, not a guess"),
     },
     "clients": {
         "stock": ("devices listed and used by every client",
@@ -52,6 +64,12 @@ EXPECTED = {
                     "through the cpuset grant: without it Mems_allowed leaves it out, --interleave=all "
                     "leaves it alone and --membind refuses; with it libnuma lists it and --membind is "
                     "served; hwloc shows its HMAT latency and bandwidth like any memory node's"),
+        "june2026": ("listed; never used by a policy",
+                     "the node stays N_MEMORY: numactl --hardware lists it, and hwloc with the HMAT "
+                     "latency and bandwidth the memory notifier's users register; but no cpuset is "
+                     "ever granted it and the mempolicy opt-in is refused, so Mems_allowed leaves it "
+                     "out (hwloc shows it with --whole-system only), --interleave=all leaves it alone "
+                     "and --membind refuses, with or without asking"),
     },
     "access": {
         "stock": ("confined 0; granted served; root override moves",
@@ -63,6 +81,9 @@ EXPECTED = {
         "private": ("confined 0; granted served; root override refused",
                     "user access to a private node goes through the cpuset grant only (series v3 "
                     "patch 18): nothing reaches it from a cpuset not granted it, CAP_SYS_NICE included"),
+        "june2026": ("confined 0; no grant; root override refused",
+                     "no cpuset can be granted a private node (cpuset.mems naming it fails), so no "
+                     "task's policy or migration reaches it, CAP_SYS_NICE included"),
     },
     "revoke": {
         "stock": ("cpuset: 0 after",
@@ -73,6 +94,9 @@ EXPECTED = {
         "private": ("cpuset: 0 after; opt-out: 0 after",
                     "opt-outs revoke: the opt-in is checked again at every allocation and a cpuset "
                     "rebind drops the node from existing policies (series v3)"),
+        "june2026": ("nothing granted: 0 before, 0 after",
+                     "there is no grant to withdraw: a policy naming the device is refused from the "
+                     "start, before and after"),
     },
     "fastpath": {
         "stock": ("the baseline, counted",
@@ -83,16 +107,15 @@ EXPECTED = {
         "private": ("<= 1.005 none, <= 1.02 dram",
                     "free when unused, cheap when used (issue 20): with no private node at most 1.005x "
                     "stock, with private nodes present and faults on DRAM at most 1.02x"),
+        "june2026": ("<= 1.005 none, <= 1.02 dram",
+                     "the design claims the same: free when unused, cheap when used (its one addition, "
+                     "__GFP_THISNODE for private requests, sits behind the gate's static key)"),
     },
+    "hotadd": demo_hotadd.EXPECTED,
 }
 BUDGET = {"none/dram": 1.005, "private/dram": 1.02}
 PAGES = 256  # per access and revoke call (scripts/demo-contract.sh)
 INJECTED = 8192
-
-
-def kvline(text):
-    """'rc=0 errno=0 node1=256 ...' -> dict of the key=value words"""
-    return dict(w.split("=", 1) for w in (text or "").split() if "=" in w)
 
 
 def on(text, node):
@@ -140,7 +163,7 @@ def judge_instrument(cell, exp):
               f"exit {rc} ({f.get('leak_holder', '').strip() or 'no holder line'}); quiet run "
               f"({INJECTED} pages on DRAM): events {qev}, counters {qcn}, exit {qrc}")
     quiet_ok = qev == 0 and qcn == 0 and qrc == 0
-    if cell.model == "private":
+    if cell.model in ("private", "june2026"):
         ok = ev == 0 and cn == 0 and rc == 0 and quiet_ok
         text = f"{ev} (exit {rc}), quiet {qev}"
     else:
@@ -158,6 +181,7 @@ def judge_clients(cell, exp):
     ng, gr = kvline(f.get("nogrant_libnuma")), kvline(f.get("grant_libnuma"))
     listed = all(int(f.get(f"hardware_node{n}_mb") or 0) > 0 for n in devs)
     lstopo = set(f.get("lstopo_nodes", "").split())
+    lstopo_all = set(f.get("lstopo_all_nodes", "").split())
     seen = listed and set(devs) <= set(ng.get("nodes", "").split(",")) and set(devs) <= lstopo
     il_ng = sum(on(f.get("nogrant_interleave"), n) for n in devs)
     il_gr = sum(on(f.get("grant_interleave"), n) for n in devs)
@@ -170,13 +194,17 @@ def judge_clients(cell, exp):
     # with HMAT in the topology, hwloc shows each device's latency and bandwidth
     hmat = cell.info.get("hmat") == "1"
     attrs = {n: kvline(f.get(f"memattrs_node{n}")) for n in devs}
-    if hmat:
-        seen = seen and all(a.get("latency", "-") != "-" and a.get("bandwidth", "-") != "-"
-                            for a in attrs.values())
-    if cell.model == "private":
-        ok = seen and served and not ma_ng and il_ng == 0 and mb_ng == 0
+    hmat_ok = not hmat or all(a.get("latency", "-") != "-" and a.get("bandwidth", "-") != "-"
+                              for a in attrs.values())
+    if cell.model == "june2026":
+        # listed by the clients that read the node lists, never in Mems_allowed
+        # (so hwloc shows it with --whole-system only)
+        ok = (listed and set(devs) <= lstopo_all and not set(devs) & lstopo and hmat_ok and not ma_ng and not ma_gr
+              and il_ng == il_gr == 0 and mb_ng == mb_gr == 0 and hog[:2] == ["0", "0"] and hog[2] != "0")
+    elif cell.model == "private":
+        ok = seen and hmat_ok and served and not ma_ng and il_ng == 0 and mb_ng == 0
     else:
-        ok = seen and served and ma_ng and il_ng > 0 and mb_ng == PAGES
+        ok = seen and hmat_ok and served and ma_ng and il_ng > 0 and mb_ng == PAGES
     text = (f"membind {mb_ng}/{PAGES} without grant, {mb_gr}/{PAGES} with; interleave=all "
             f"{il_ng} on devices without grant")
     if hmat:
@@ -188,7 +216,9 @@ def judge_clients(cell, exp):
               f"; interleave=all over 1024 pages: {il_ng} on devices without grant, {il_gr} with"
               f"; memhog exit (interleave, interleave granted, membind granted): {' '.join(hog)}"
               f"; numactl --membind={P} without grant: {f.get('nogrant_membind', '').strip()[:80]}"
-              f"; lstopo nodes: {' '.join(sorted(lstopo)) or 'none'}"
+              f"; lstopo nodes: {' '.join(sorted(lstopo)) or 'none'}, with --whole-system: "
+              f"{' '.join(sorted(lstopo_all)) or 'none'}"
+              + (f"; mempolicy opt-in asked: {f['grant_optin']}" if f.get("grant_optin") else "") +
               "; hwloc memattrs latency/bandwidth: " + ", ".join(
                   f"node{n} {f.get(f'memattrs_node{n}', '?')}" for n in devs)
               + ("" if hmat else " (no HMAT in this topology: not judged)"))
@@ -214,10 +244,16 @@ def judge_access(cell, exp):
     ov = kvline(f.get("override_migrate_pid"))
     moved = on(f.get("override_after"), P)
     override = "moved" if moved else f"refused (errno {ov.get('errno', '?')})"
-    want_move = cell.model != "private"
-    ok = leaks == 0 and granted == PAGES and (moved == PAGES if want_move else
-                                              moved == 0 and ov.get("errno") == "1")
-    text = f"confined {leaks} of {len(CALLS) * 2 * PAGES} on {P}; granted {granted}/{PAGES}; override {override}"
+    if cell.model == "june2026" and granted == 0 and f.get("grant_error"):
+        granted_text = "no grant (cpuset.mems refused)"
+    else:
+        granted_text = f"granted {granted}/{PAGES}"
+    want_move = cell.model in ("stock", "isolate")
+    # june2026: no cpuset can be granted the device, so the granted bind gets none
+    want_granted = 0 if cell.model == "june2026" else PAGES
+    ok = leaks == 0 and granted == want_granted and (moved == PAGES if want_move else
+                                                     moved == 0 and ov.get("errno") == "1")
+    text = f"confined {leaks} of {len(CALLS) * 2 * PAGES} on {P}; {granted_text}; override {override}"
     detail = (f"mems: confined {f.get('confined_mems')}, granted {f.get('granted_mems')}; "
               + "; ".join(parts) + f"; root migrate_pages() of a confined task: {f.get('override_migrate_pid')}, its pages then: "
               f"{f.get('override_after')}"
@@ -225,10 +261,10 @@ def judge_access(cell, exp):
     return row(leaks, text, exp, ok, detail)
 
 
-def _revoked(f, name, P):
+def _revoked(f, name, P, before=PAGES):
     b, a = kvline(f.get(f"{name}_before")), kvline(f.get(f"{name}_after"))
     nb, na = int(b.get(f"node{P}", 0)), int(a.get(f"node{P}", 0))
-    ok = nb == PAGES and na == 0 and a.get("sigbus") == "0" and f.get(f"{name}_rc") == "0"
+    ok = nb == before and na == 0 and a.get("sigbus") == "0" and f.get(f"{name}_rc") == "0"
     return ok, nb, na, f"{name}: before {f.get(f'{name}_before')}; after {f.get(f'{name}_after')}"
 
 
@@ -237,10 +273,15 @@ def judge_revoke(cell, exp):
     if why:
         return why
     P = cell.devices[0]
-    ok, nb, na, detail = _revoked(f, "cpuset", P)
+    # june2026 grants nothing: the policy is refused before and after
+    ok, nb, na, detail = _revoked(f, "cpuset", P, 0 if cell.model == "june2026" else PAGES)
     text = f"cpuset: {nb} before, {na} after"
     if cell.model == "private":
         ok2, nb2, na2, d2 = _revoked(f, "optout", P)
+        ok, text, detail = ok and ok2, text + f"; opt-out: {nb2} before, {na2} after", detail + "; " + d2
+    elif cell.model == "june2026" and f.get("optout_before"):
+        # an opt-out case that reached the device: the opt-in was granted
+        ok2, nb2, na2, d2 = _revoked(f, "optout", P, 0)
         ok, text, detail = ok and ok2, text + f"; opt-out: {nb2} before, {na2} after", detail + "; " + d2
     else:
         detail += "; " + f.get("optout", "")
@@ -294,12 +335,16 @@ def judge_fastpath(cell, exp):
     text = ", ".join(f"{s.split('/')[0]} {r[0]:.4f}" if r else f"{s.split('/')[0]} –" for s, r in ratios.items())
     detail = "; ".join(f"{s}: " + (f"{r[0]:.4f}x stock ({r[1]:+.1f} instructions per fault)" if r else "no count")
                        for s, r in ratios.items()) + f"; {src}"
-    if cell.model == "private":
+    if cell.model in ("private", "june2026"):
         ok = all(ratios[s] and ratios[s][0] <= BUDGET[s] for s in BUDGET)
         return row(ratios["none/dram"] and round(ratios["none/dram"][0], 4), text, exp, ok, detail)
     r = ratios["none/dram"]
     return row(r and round(r[0], 4), f"none {r[0]:.4f}" if r else "none –", exp, None if r else False, detail)
 
 
+def judge_hotadd(cell, exp):
+    return demo_hotadd.judge_hotadd(cell, exp, _results)
+
+
 JUDGES = {"instrument": judge_instrument, "clients": judge_clients, "access": judge_access,
-          "revoke": judge_revoke, "fastpath": judge_fastpath}
+          "revoke": judge_revoke, "hotadd": judge_hotadd, "fastpath": judge_fastpath}

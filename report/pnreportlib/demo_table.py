@@ -13,6 +13,10 @@ values depend on the kernel's *model*, never on what came out:
            allocations land there, weighted interleave matches page for page,
            a request larger than a device falls back to the next device, then
            DRAM, without an OOM
+  june2026 0 general pages; user policies cannot name the devices (explicit,
+           interleave, multi-node refused); a driver's mmap() is served on
+           them, and a full device fails the driver's request rather than
+           falling back (demo_driver.py)
 
 Every model: explicit allocations are served on the devices, the hot-remove
 fault step migrates or refuses cleanly, the kernel log has no WARN/BUG/Oops,
@@ -23,7 +27,7 @@ import os
 import re
 import time
 
-from . import demo_contract, textout
+from . import demo_contract, demo_driver, textout
 from .demo_cells import kv, lines, row
 
 DEVICES = ("1", "2")  # without devices= in guest.txt (pnbench.devices= of the guest)
@@ -40,15 +44,17 @@ ROWS = [
 ]
 MODELS = demo_contract.MODELS
 EXPECTED = {
-    "pressure": {"stock": "> 0 pages", "isolate": "0 pages", "private": "0 pages"},
-    "probes": {"stock": ">= 1 probe", "isolate": ">= 1 probe", "private": "0 probes"},
-    "explicit": {m: "every page on the devices" for m in ("stock", "isolate", "private")},
-    "interleave": {"stock": "100 %", "isolate": "shown, not judged", "private": "100 %"},
+    "pressure": {"stock": "> 0 pages", "isolate": "0 pages", "private": "0 pages", "june2026": "0 pages"},
+    "probes": {"stock": ">= 1 probe", "isolate": ">= 1 probe", "private": "0 probes", "june2026": "0 probes"},
+    "explicit": {**{m: "every page on the devices" for m in ("stock", "isolate", "private")},
+                 "june2026": "every page on the devices through the driver; policy refused"},
+    "interleave": {"stock": "100 %", "isolate": "shown, not judged", "private": "100 %",
+                   "june2026": "not served (policy refused)"},
     "exhaust": {"stock": "ends on DRAM, no OOM", "isolate": "ends on DRAM, no OOM",
-                "private": "1→2→0, no OOM"},
-    "multinode": {"stock": "served", "isolate": "not served", "private": "served"},
-    "fault": {m: "migrated or refused, no crash" for m in ("stock", "isolate", "private")},
-    "dmesg": {m: "none" for m in ("stock", "isolate", "private")},
+                "private": "1→2→0, no OOM", "june2026": "driver: device fills, rest SIGBUS, never DRAM"},
+    "multinode": {"stock": "served", "isolate": "not served", "private": "served", "june2026": "not served"},
+    "fault": {m: "migrated or refused, no crash" for m in MODELS},
+    "dmesg": {m: "none" for m in MODELS},
 }
 EXPECTED.update({k: {m: t for m, (t, _) in v.items()} for k, v in demo_contract.EXPECTED.items()})
 # why each model expects what it does: from its design, never from output
@@ -56,21 +62,35 @@ _ANY = "every model"
 REASONS = {
     "pressure": {"stock": "the device nodes are ordinary memory in every fallback list",
                  "isolate": "no other node's fallback list names the devices",
-                 "private": "only __GFP_PRIVATE requests pass the gate of a private zone"},
+                 "private": "only __GFP_PRIVATE requests pass the gate of a private zone",
+                 "june2026": "the device is N_MEMORY but not common memory: the gate refuses general "
+                             "requests and no other node's fallback list names it"},
     "probes": {"stock": "per-node kernel paths allocate on any node with memory",
                "isolate": "alloc_pages_node() of the device node still uses its own zonelist",
-               "private": "the gate refuses every request without the private context"},
-    "explicit": {m: f"{_ANY}: a policy binding to the device is served there (private: after the "
-                    "mempolicy opt-in)" for m in MODELS},
+               "private": "the gate refuses every request without the private context",
+               "june2026": "the gate refuses every request without the private context, N_MEMORY "
+                           "iterators' included"},
+    "explicit": {**{m: "a policy binding to the device is served there (private: after the mempolicy "
+                       "opt-in)" for m in ("stock", "isolate", "private")},
+                 "june2026": "user space reaches private memory only through a driver's mmap(): "
+                             "/dev/private_node_test's pages land on the devices, an mbind() naming them "
+                             "is refused (EINVAL)"},
     "interleave": {"stock": "weighted interleave over ordinary nodes is exact",
                    "isolate": "the model has no answer for interleave over isolated nodes: shown",
-                   "private": "interleave over opted-in private nodes is served page for page"},
+                   "private": "interleave over opted-in private nodes is served page for page",
+                   "june2026": "interleave across devices is a user policy, and user policy gives no "
+                               "access: the policy is refused, no page lands on a device"},
     "exhaust": {"stock": "a full node falls back along the zonelist",
                 "isolate": "a full node falls back along the zonelist",
-                "private": "a private request falls back over the private nodes it names, then DRAM"},
+                "private": "a private request falls back over the private nodes it names, then DRAM",
+                "june2026": "a private folio comes only from the node it names (__GFP_THISNODE): a full "
+                            "device fails the driver's request instead of falling back to another "
+                            "device or DRAM, and nothing is OOM-killed"},
     "multinode": {"stock": "every node is reachable from every zonelist",
                   "isolate": "no zonelist leads from one isolated node to another",
-                  "private": "private zonelists list the other private nodes, the gate admits named ones"},
+                  "private": "private zonelists list the other private nodes, the gate admits named ones",
+                  "june2026": "user policies cannot name private nodes, and private zonelists do not "
+                              "list each other"},
     "fault": {m: f"{_ANY}: memory hot-remove migrates or refuses, never crashes" for m in MODELS},
     "dmesg": {m: f"{_ANY}: no warning, bug or oops is acceptable" for m in MODELS},
 }
@@ -166,12 +186,20 @@ def judge_probes(cell, exp):
     if not ran:
         return row(0, "no probe ran", exp, False)
     text = f"{pages} ({len(leaked)} of {len(ran)} probes)"
-    ok = len(leaked) == 0 if cell.model == "private" else len(leaked) >= 1
+    ok = len(leaked) == 0 if cell.model in ("private", "june2026") else len(leaked) >= 1
     return row(len(leaked), text, exp, ok)
+
+
+def device_pages(cell, doc, name):
+    """pages the foreground workloads called name placed on the devices"""
+    return sum(int(w.get("placement", {}).get("per_node", {}).get(n, 0))
+               for _, w in workloads(doc, name) for n in cell.devices)
 
 
 def judge_explicit(cell, exp):
     doc, why = cell.run("explicit")
+    if cell.model == "june2026":
+        return demo_driver.judge_explicit(cell, exp, device_pages(cell, doc, "explicit") if doc else None)
     if not doc:
         return row(None, why, exp, False)
     want = on = 0
@@ -186,6 +214,8 @@ def judge_explicit(cell, exp):
 
 def judge_interleave(cell, exp):
     doc, why = cell.run("interleave")
+    if cell.model == "june2026":
+        return refused(cell, doc, why, "interleave", exp)
     if not doc:
         return row(None, why, exp, False if cell.model != "isolate" else None)
     exact = total = 0
@@ -201,6 +231,20 @@ def judge_interleave(cell, exp):
     text = f"{pct:.1f} % ({exact} of {total} pages, 3:1)" if pct < 100 else f"100 % ({total} pages, 3:1)"
     ok = None if cell.model == "isolate" else (total > 0 and exact == total)
     return row(round(pct, 1), text, exp, ok)
+
+
+def refused(cell, doc, why, name, exp):
+    """june2026's policy-driven rows: the run must have happened and put no
+    page on a device (its policy refused by the kernel)"""
+    if not doc:
+        return row(None, why, exp, False)
+    ws = [w for _, w in workloads(doc, name)]
+    on = device_pages(cell, doc, name)
+    states = sorted({f"{w['status']}" + (f" ({w.get('reason')})" if w.get("reason") else "") for w in ws})
+    ok = bool(ws) and on == 0
+    text = "not served (policy refused)" if ok and all(w["status"] != "ok" for w in ws) else \
+        f"{on} pages on devices"
+    return row(on, text, exp, ok, f"{name}: {len(ws)} workloads: " + "; ".join(states)[:300])
 
 
 def spill(w):
@@ -226,6 +270,12 @@ def judge_exhaust(cell, exp):
     onto the other device, which it does not name (that would be a general page
     there), so it goes to DRAM."""
     doc, why = cell.run("exhaust")
+    if cell.model == "june2026":
+        r = demo_driver.judge_exhaust(cell, exp)
+        pol = refused(cell, doc, why, "exhaust", exp)
+        r["pass"] = r["pass"] and pol["pass"]
+        r["detail"] = r.get("detail", "") + f"; the policy-driven spill: {pol['text']} ({pol.get('detail', '')})"
+        return r
     if not doc:
         return row(None, why, exp, False)
     w = exhaust_point(doc, "preferred_many")
@@ -277,7 +327,7 @@ def judge_multinode(cell, exp):
         served = False
         parts.append("preferred_many: no result")
     verdict = "served" if served else "not served"
-    ok = (not served) if cell.model == "isolate" else served
+    ok = (not served) if cell.model in ("isolate", "june2026") else served
     return row(verdict, f"{verdict} ({', '.join(short)})", exp, ok, "; ".join(parts))
 
 
@@ -296,8 +346,8 @@ def judge_fault(cell, exp):
         return row("holder died", f"holder died ({off} offlined)", exp, False, detail)
     if busy == 0 and off > 0:
         gone = f.get("removed") == "yes"
-        return row("migrated", f"migrated to {after or '?'}" + (", removed" if gone else ", not removed"),
-                   exp, gone, detail)
+        what = f"migrated to {after}" if after else "nothing held (the holder's policy was refused)"
+        return row("migrated", what + (", removed" if gone else ", not removed"), exp, gone, detail)
     if busy > 0:
         return row("refused", f"refused ({busy} busy)", exp, True, detail)
     return row(None, f"no block of node {node} was online", exp, False, detail)
@@ -354,10 +404,10 @@ def collect(base, seconds=None, models=None):
         p = os.path.join(base, d)
         if os.path.isfile(os.path.join(p, "cell.txt")):
             cells.append(Cell(p))
-    order = {"stock": 0, "isolate": 1, "private": 2}
+    order = {m: i for i, m in enumerate(MODELS)}
     if models:
         cells = [c for c in cells if c.model in models]
-    cells.sort(key=lambda c: (c.online != "movable", order.get(c.model, 3), c.name))
+    cells.sort(key=lambda c: (c.online != "movable", order.get(c.model, len(order)), c.name))
     out = []
     for c in cells:
         wanted = set(c.runs) | {"dmesg"}

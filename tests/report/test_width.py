@@ -47,7 +47,12 @@ CONTRACT = {"stock": ["8192 of 8192 seen (exit 1), quiet 0", "membind 256/256 wi
             "june2026": ["0 (exit 0), quiet 0", "membind 0/256 without grant, 0/256 with; interleave=all 0 on "
                          "devices without grant", "confined 0 of 2560 on 1; granted 0/256; override refused "
                          "(errno 1)", "cpuset: 0 before, 0 after", "none 1.0009, private 1.0041"]}
+HOTADD = {"stock": "private first: accepted, ordinary; ordinary first: accepted, ordinary",
+          "isolate": "private first: refused, private; ordinary first: refused, ordinary",
+          "private": "private first: refused, private; ordinary first: refused, ordinary",
+          "june2026": "private first: refused, private; ordinary first: refused, ordinary"}
 for _m, _t in CONTRACT.items():
+    _t[-1:-1] = [HOTADD[_m]]
     DEMO[_m][-1:-1] = _t
 
 

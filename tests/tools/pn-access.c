@@ -28,6 +28,13 @@
  *         and report those
  *   pn-access libnuma
  *         what libnuma reports: configured nodes, memory nodes, Mems_allowed
+ *   pn-access driver MASK PAGES [strict]
+ *         mmap(MAP_SHARED) PAGES pages of /dev/private_node_test configured
+ *         for MASK (hex node mask; strict: no fallback to ordinary memory)
+ *         and write them: the driver's own mmap path onto private memory;
+ *         reports placement, then "R driver-stats" with the driver's counters
+ *   pn-access write FILE TEXT
+ *         write TEXT to FILE (sysfs), report "R write rc= errno="
  *
  * -u UID drops to that user (and its group) before the call.  Output, one
  * line per report on stdout:
@@ -44,12 +51,33 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <linux/ioctl.h>
+#include <linux/types.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
 #define MAXNODE 64
+
+/* the kernel series' uapi, include/uapi/linux/private_node_test.h */
+#define PNT_DEV "/dev/private_node_test"
+struct private_node_test_cfg {
+	__u64 nodemask;
+	__u32 flags;
+	__u32 reserved;
+};
+struct private_node_test_stats {
+	__u64 faults;
+	__u64 private_pages;
+	__u64 fallback_pages;
+	__u64 failed;
+};
+#define PNT_F_STRICT	  (1U << 0)
+#define PNT_IOC_SET_CFG	  _IOW('P', 0x01, struct private_node_test_cfg)
+#define PNT_IOC_GET_STATS _IOR('P', 0x02, struct private_node_test_stats)
 
 static sigjmp_buf bus_jmp;
 
@@ -64,7 +92,8 @@ static int usage(void)
 	fprintf(stderr,
 		"usage: pn-access [-u UID] policy|setpol MODE MASK PAGES | move NODE PAGES |\n"
 		"       migrate FROM TO PAGES | migrate-pid PID FROM TO | touch PAGES [HOLD_MS] |\n"
-		"       hold PAGES GOFILE | revoke MASK PAGES GOFILE | libnuma\n");
+		"       hold PAGES GOFILE | revoke MASK PAGES GOFILE | libnuma |\n"
+		"       driver MASK PAGES [strict] | write FILE TEXT\n");
 	return 2;
 }
 
@@ -289,6 +318,58 @@ static int cmd_libnuma(void)
 	return 0;
 }
 
+static int driver_failed(int err, long pages)
+{
+	printf("R driver rc=-1 errno=%d pages=%ld sigbus=0 absent=%ld\n", err, pages, pages);
+	return 0;
+}
+
+/* the driver's mmap path: no policy, the device's configuration decides */
+static int cmd_driver(const char *hex, long pages, int strict)
+{
+	struct private_node_test_cfg cfg = { .nodemask = strtoull(hex, NULL, 16),
+					     .flags = strict ? PNT_F_STRICT : 0 };
+	struct private_node_test_stats st = { 0 };
+	int fd = open(PNT_DEV, O_RDWR | O_CLOEXEC), err;
+	char *a;
+
+	if (fd < 0)
+		return driver_failed(errno, pages);
+	a = ioctl(fd, PNT_IOC_SET_CFG, &cfg) ? MAP_FAILED
+					     : mmap(NULL, (size_t)(pages * psz()),
+						    PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (a == MAP_FAILED) {
+		err = errno;
+		close(fd);
+		return driver_failed(err, pages);
+	}
+	report("driver", 0, 0, a, pages, touch(a, pages));
+	if (ioctl(fd, PNT_IOC_GET_STATS, &st) == 0)
+		printf("R driver-stats faults=%llu private=%llu fallback=%llu failed=%llu\n",
+		       (unsigned long long)st.faults, (unsigned long long)st.private_pages,
+		       (unsigned long long)st.fallback_pages, (unsigned long long)st.failed);
+	munmap(a, (size_t)(pages * psz()));
+	close(fd);
+	return 0;
+}
+
+static int cmd_write(const char *file, const char *text)
+{
+	int fd = open(file, O_WRONLY | O_CLOEXEC), err = 0;
+	long rc = -1;
+
+	if (fd < 0) {
+		err = errno;
+	} else {
+		rc = write(fd, text, strlen(text));
+		if (rc < 0)
+			err = errno;
+		close(fd);
+	}
+	printf("R write rc=%d errno=%d\n", rc < 0 ? -1 : 0, err);
+	return 0;
+}
+
 static int drop_to(const char *uid)
 {
 	uid_t u = (uid_t)atoi(uid);
@@ -328,6 +409,10 @@ int main(int argc, char **argv)
 		return cmd_revoke(argv[2], atol(argv[3]), argv[4]);
 	if (!strcmp(argv[1], "libnuma") && argc == 2)
 		return cmd_libnuma();
+	if (!strcmp(argv[1], "driver") && (argc == 4 || (argc == 5 && !strcmp(argv[4], "strict"))))
+		return cmd_driver(argv[2], atol(argv[3]), argc == 5);
+	if (!strcmp(argv[1], "write") && argc == 4)
+		return cmd_write(argv[2], argv[3]);
 	if (!strcmp(argv[1], "touch") && (argc == 3 || argc == 4)) {
 		long pages = atol(argv[2]);
 		char *a = map(pages);

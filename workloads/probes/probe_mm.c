@@ -575,9 +575,16 @@ static void damon_on(int n, const struct pn_probe_env *env, const struct pn_prob
 	pn_write_text(DAMON "/0/state", "off");
 	pn_write_text(DAMON "/nr_kdamonds", "0");
 	pn_probe_census(a, bytes, census, NULL);
-	out->pages[n] = (int64_t)(applied / PAGE_BYTES);
-	pn_probe_note(out, "node%d: DAMON applied %llu KiB, %lld/%u buffer pages there", n,
-		      (unsigned long long)applied / 1024, (long long)census[n], p->count);
+	/*
+	 * Where the buffer's pages are, not sz_applied: DAMON counts a folio
+	 * migrated wherever its new page came from, and a target allocation
+	 * refused on node n falls back along n's zonelist (to DRAM).
+	 */
+	out->pages[n] = census[n];
+	pn_probe_note(out,
+		      "node%d: %lld/%u buffer pages there; DAMON applied %llu KiB (migrated, to "
+		      "any node)",
+		      n, (long long)census[n], p->count, (unsigned long long)applied / 1024);
 	pn_probe_hold_map(out, a, bytes);
 }
 
@@ -588,6 +595,6 @@ int pn_probe_damon(const struct pn_probe_env *env, const struct pn_probe_params 
 
 	pn_nodeset_for_each (n, &env->dev_nodes)
 		damon_on(n, env, p, out);
-	out->source = "DAMON scheme stats sz_applied / 4096";
+	out->source = "move_pages(2) census of the buffer DAMON migrated";
 	return 0;
 }
