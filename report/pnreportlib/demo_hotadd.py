@@ -32,7 +32,7 @@ EXPECTED = {
 
 
 def _direction(f, pre, first_kind):
-    """(ok-as-refused, ok-as-accepted, short text, detail) of one direction"""
+    """(set up, ok-as-refused, ok-as-accepted, short text, detail) of one direction"""
     first, second = f.get(f"{pre}_first", "?"), f.get(f"{pre}_second", "?")
     new = int(f.get(f"{pre}_new_blocks", "0") or 0)
     kind = f.get(f"{pre}_kind", "?")
@@ -45,7 +45,7 @@ def _direction(f, pre, first_kind):
     detail = (f"{pre}: first add errno {first} ({added} blocks, node left before: "
               f"'{f.get(f'{pre}_left_before', '')}'), second add errno {second} ({new} new blocks, "
               f"'cannot mix' logged {f.get(f'{pre}_mixlog', '?')}x), node online as {kind}")
-    return refused, accepted, short, detail
+    return setup, refused, accepted, short, detail
 
 
 def judge_hotadd(cell, exp, results):
@@ -53,9 +53,17 @@ def judge_hotadd(cell, exp, results):
     f, why = results(cell, "hotadd", exp)
     if why:
         return why
-    fr, fa, fs, fd = _direction(f, "fwd", "private")
-    rr, ra, rs, rd = _direction(f, "rev", "ordinary")
+    fu, fr, fa, fs, fd = _direction(f, "fwd", "private")
+    ru, rr, ra, rs, rd = _direction(f, "rev", "ordinary")
+    detail = f"node {f.get('node')} (dax {f.get('dax')}; kinds: {f.get('kinds')}); {fd}; {rd}"
+    if not (fu and ru):
+        # the node's memory could not be emptied first (ZONE_NORMAL memory of
+        # an ordinary node holds kernel allocations: the fault row's refusal):
+        # nothing measured, so nothing judged
+        left = f.get("fwd_left_before") or f.get("rev_left_before") or ""
+        text = (f"not measured: node {f.get('node')}'s memory could not be removed first"
+                + (f" ({left.strip()} in use)" if left.strip() else f" (first add errno {f.get('fwd_first')})"))
+        return row(None, text, exp, None, detail)
     ok = (fa and ra) if cell.model == "stock" else (fr and rr)
     text = f"private first: {fs}; ordinary first: {rs}"
-    detail = f"node {f.get('node')} (dax {f.get('dax')}; kinds: {f.get('kinds')}); {fd}; {rd}"
     return row(fs.split(",")[0], text, exp, ok, detail)
