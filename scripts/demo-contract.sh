@@ -269,7 +269,22 @@ contract_driver() {
 			cap=$(awk '/MemTotal/ { print int($4 / 4) }' "$PG/node$P/meminfo")
 			oom0=$(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat)
 			echo "exhaust_pages=$((cap + 1024))"
-			timeout 120 $ACC driver "$PM" $((cap + 1024)) >/tmp/drv.out 2>&1
+			$ACC driver "$PM" $((cap + 1024)) >/tmp/drv.out 2>&1 &
+			d=$!
+			i=0
+			while kill -0 $d 2>/dev/null && [ $i -lt 1200 ]; do
+				sleep 0.1
+				i=$((i + 1))
+			done
+			if kill -0 $d 2>/dev/null; then
+				# where it hangs, then killed (a fatal signal ends any
+				# killable wait of the allocator)
+				echo "exhaust_hung=120 s; $(grep State /proc/$d/status) wchan $(cat /proc/$d/wchan 2>/dev/null)"
+				echo "exhaust_hung_vmstat=$(grep -E 'allocstall_|pgscan_direct|compact_stall|pgalloc_private' /proc/vmstat | tr '\n' ' ')"
+				echo "exhaust_hung_stack=$(tr '\n' ' ' </proc/$d/stack 2>/dev/null)"
+				kill -9 $d
+			fi
+			wait $d
 			echo "exhaust_rc=$?"
 			echo "exhaust=$(tr '\n' ' ' </tmp/drv.out)"
 			echo "oom_kills=$(($(awk '$1 == "oom_kill" { print $2 }' /proc/vmstat) - oom0))"

@@ -51,10 +51,12 @@ def judge_exhaust(cell, exp):
     on_first = per.get(first, 0)
     elsewhere = sum(v for n, v in per.items() if n != first)
     bus, oom, rc = int(r.get("sigbus", 0)), int(f.get("oom_kills", 0) or 0), f.get("exhaust_rc")
-    hung = rc == "124"
+    hung = bool(f.get("exhaust_hung"))
     text = ("hung (killed after 120 s)" if hung else
             f"{on_first} on {first}, {bus} SIGBUS, {elsewhere} elsewhere" + (f", {oom} OOM kills" if oom else ""))
     ok = not hung and rc == "0" and on_first > 0 and bus > 0 and elsewhere == 0 and oom == 0
     detail = (f"{f.get('exhaust_pages')} pages mapped from /dev/private_node_test on node {first} "
-              f"(its size + 1024): {f.get('exhaust')}; exit {rc}; OOM kills {oom}")
+              f"(its size + 1024): {f.get('exhaust')}; exit {rc}; OOM kills {oom}"
+              + (f"; hung: {f['exhaust_hung']}, {f.get('exhaust_hung_vmstat', '')}, stack "
+                 f"{f.get('exhaust_hung_stack', '') or '-'}" if hung else ""))
     return row(on_first, text, exp, ok, detail)

@@ -82,12 +82,13 @@ def hotadd_file(second_fwd="16", second_rev="16", kind_fwd="private", kind_rev="
     return out
 
 
-def driver_file(exhaust_elsewhere=0, sigbus=1024, rc="0"):
+def driver_file(exhaust_elsewhere=0, sigbus=1024, rc="0", hung=False):
     """driver.txt: the test device's mmap over both devices, then over node 1 beyond its size"""
     return {"driver": "/dev/private_node_test",
             "explicit": "R driver rc=0 errno=0 pages=8192 sigbus=0 node1=4096 node2=4096 absent=0 "
                         "R driver-stats faults=8192 private=8192 fallback=0 failed=0",
             "exhaust_pages": "66560", "exhaust_rc": rc, "oom_kills": "0",
+            **({"exhaust_hung": "120 s; State: S (sleeping) wchan throttle_direct_reclaim"} if hung else {}),
             "exhaust": f"R driver rc=0 errno=0 pages=66560 sigbus={sigbus} node1=65000 "
                        + (f"node0={exhaust_elsewhere} " if exhaust_elsewhere else "") + "absent=0"}
 
@@ -325,7 +326,7 @@ class Expected(unittest.TestCase):
         # a full device fell back to DRAM: the private model's behaviour, not june2026's
         self.assertIs(eh(self.driver_cell(driver_file(exhaust_elsewhere=1024, sigbus=0)), "x")["pass"], False)
         # the request hung until killed (direct-reclaim throttling on a node without kswapd)
-        r = eh(self.driver_cell(driver_file(rc="124")), "x")
+        r = eh(self.driver_cell(driver_file(rc="137", hung=True)), "x")
         self.assertEqual((r["pass"], r["text"]), (False, "hung (killed after 120 s)"))
         # a user policy served on the device: not june2026's design
         self.assertIs(ex(self.driver_cell(driver_file(), explicit_on=256), "x")["pass"], False)
