@@ -1,5 +1,7 @@
 """Small readers shared by the demo's truth table (demo_table.py) and its
-contract rows (demo_contract.py): a cell's key=value files and its rows."""
+rows' modules (demo_contract.py, demo_hotadd.py, demo_driver.py): a cell's
+key=value files and its rows."""
+import os
 
 
 def kv(path):
@@ -29,3 +31,17 @@ def row(value, text, expected, ok, detail=None):
     if detail:
         r["detail"] = detail
     return r
+
+
+def results(cell, name, exp):
+    """(key=value results of the guest step name, None: its <name>.txt), or
+    (None, the row saying why there are none: it did not run, wrote nothing,
+    or wrote error=)"""
+    f = kv(os.path.join(cell.path, name + ".txt"))
+    if not f:
+        r = cell.runs.get(name)
+        return None, row(None, "did not run" if not r else f"no {name}.txt (guest run rc {r.get('rc')})",
+                         exp, False)
+    if f.get("error"):
+        return None, row(None, f["error"], exp, False)
+    return f, None

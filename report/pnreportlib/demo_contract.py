@@ -24,7 +24,7 @@ import json
 import os
 
 from . import demo_hotadd
-from .demo_cells import kv, kvline, row
+from .demo_cells import kvline, results, row
 
 ROWS = [
     ("instrument", "the instrument: transient leak seen exactly, quiet run 0"),
@@ -109,7 +109,7 @@ EXPECTED = {
                     "stock, with private nodes present and faults on DRAM at most 1.02x"),
         "june2026": ("<= 1.005 none, <= 1.02 dram",
                      "the design claims the same: free when unused, cheap when used (its one addition, "
-                     "__GFP_THISNODE for private requests, sits behind the gate's static key)"),
+                     "__GFP_THISNODE for private requests, sits behind a static key of its own)"),
     },
     "hotadd": demo_hotadd.EXPECTED,
 }
@@ -120,25 +120,6 @@ INJECTED = 8192
 
 def on(text, node):
     return int(kvline(text).get(f"node{node}", 0))
-
-
-def _file(cell, name):
-    return kv(os.path.join(cell.path, name + ".txt"))
-
-
-def _missing(cell, name, exp):
-    r = cell.runs.get(name)
-    return row(None, "did not run" if not r else f"no {name}.txt (guest run rc {r.get('rc')})", exp, False)
-
-
-def _results(cell, name, exp):
-    """(key=value results of run name, None) or (None, the row saying why there are none)"""
-    f = _file(cell, name)
-    if not f:
-        return None, _missing(cell, name, exp)
-    if f.get("error"):
-        return None, row(None, f["error"], exp, False)
-    return f, None
 
 
 def _verdict(path, node):
@@ -153,7 +134,7 @@ def _verdict(path, node):
 
 
 def judge_instrument(cell, exp):
-    f, why = _results(cell, "instrument", exp)
+    f, why = results(cell, "instrument", exp)
     if why:
         return why
     node = f.get("node", cell.devices[0])
@@ -174,7 +155,7 @@ def judge_instrument(cell, exp):
 
 
 def judge_clients(cell, exp):
-    f, why = _results(cell, "clients", exp)
+    f, why = results(cell, "clients", exp)
     if why:
         return why
     P, devs = cell.devices[0], cell.devices
@@ -229,7 +210,7 @@ CALLS = ("mbind_bind", "mbind_preferred", "setpol_interleave", "move_pages", "mi
 
 
 def judge_access(cell, exp):
-    f, why = _results(cell, "access", exp)
+    f, why = results(cell, "access", exp)
     if why:
         return why
     P = cell.devices[0]
@@ -269,7 +250,7 @@ def _revoked(f, name, P, before=PAGES):
 
 
 def judge_revoke(cell, exp):
-    f, why = _results(cell, "revoke", exp)
+    f, why = results(cell, "revoke", exp)
     if why:
         return why
     P = cell.devices[0]
@@ -342,9 +323,5 @@ def judge_fastpath(cell, exp):
     return row(r and round(r[0], 4), f"none {r[0]:.4f}" if r else "none –", exp, None if r else False, detail)
 
 
-def judge_hotadd(cell, exp):
-    return demo_hotadd.judge_hotadd(cell, exp, _results)
-
-
 JUDGES = {"instrument": judge_instrument, "clients": judge_clients, "access": judge_access,
-          "revoke": judge_revoke, "hotadd": judge_hotadd, "fastpath": judge_fastpath}
+          "revoke": judge_revoke, "hotadd": demo_hotadd.judge_hotadd, "fastpath": judge_fastpath}

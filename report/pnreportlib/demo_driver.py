@@ -11,13 +11,16 @@ private memory, so its explicit and exhaust rows are judged here:
             device fills, the rest fails (SIGBUS), nothing on DRAM or on the
             other device, no OOM kill, no hang
 """
-import os
-
-from .demo_cells import kv, kvline, row
+from .demo_cells import kvline, results, row
 
 
-def _driver(cell):
-    return kv(os.path.join(cell.path, "driver.txt"))
+def _driver(cell, exp):
+    """(driver.txt, None), or (None, the row saying why there is none: no run,
+    no file, or a kernel without the test device)"""
+    f, why = results(cell, "driver", exp)
+    if f and f.get("driver", "").startswith("none"):
+        return None, row(None, f"no driver results ({f['driver']})", exp, False)
+    return f, why
 
 
 def _nodes(r):
@@ -27,9 +30,9 @@ def _nodes(r):
 def judge_explicit(cell, exp, policy_pages):
     """policy_pages: device pages the policy-driven explicit run placed (None:
     no run.json; the model refuses the policy, so none is expected)"""
-    f = _driver(cell)
-    if not f or f.get("driver", "").startswith("none"):
-        return row(None, "no driver results" + (f" ({f['driver']})" if f else ""), exp, False)
+    f, why = _driver(cell, exp)
+    if why:
+        return why
     r = kvline(f.get("explicit"))
     per = _nodes(r)
     want = int(r.get("pages", 0))
@@ -42,9 +45,9 @@ def judge_explicit(cell, exp, policy_pages):
 
 
 def judge_exhaust(cell, exp):
-    f = _driver(cell)
-    if not f or f.get("driver", "").startswith("none"):
-        return row(None, "no driver results" + (f" ({f['driver']})" if f else ""), exp, False)
+    f, why = _driver(cell, exp)
+    if why:
+        return why
     r = kvline(f.get("exhaust"))
     per = _nodes(r)
     first = cell.devices[0]

@@ -13,7 +13,7 @@ A kernel with kinds refuses the second add (EBUSY = 16, no new memory
 block) and the node comes online as the first kind.  A stock kernel has one
 kind of memory (kmem has no private_nodes): both adds are accepted.
 """
-from .demo_cells import row
+from .demo_cells import results, row
 
 ROW = ("hotadd", "hot-add kind: other kind added while offline, both ways")
 EBUSY = "16"
@@ -48,8 +48,7 @@ def _direction(f, pre, first_kind):
     return setup, refused, accepted, short, detail
 
 
-def judge_hotadd(cell, exp, results):
-    """results: demo_contract._results (key=value of hotadd.txt, or the row why not)"""
+def judge_hotadd(cell, exp):
     f, why = results(cell, "hotadd", exp)
     if why:
         return why
