@@ -100,6 +100,33 @@ if [ "$MODE" != stock ]; then
 	fi
 fi
 
+# --- what describes the memory sees a private node: memory tier, HMAT ----------
+# A device node is in a lower memory tier than node0's DRAM (node_is_toptier()
+# false, so what is demoted into it can come back), and with an HMAT its
+# access0 initiator attributes exist (the HMAT callback saw it come online).
+tier_of() { # tier_of <node>: N of the memory_tierN listing the node
+	for t in /sys/devices/virtual/memory_tiering/memory_tier*; do
+		[ -f "$t/nodelist" ] && in_list "$1" "$(cat "$t/nodelist")" && echo "${t##*memory_tier}" && return
+	done
+}
+t0=$(tier_of 0)
+hmat=no
+[ -e /sys/firmware/acpi/tables/HMAT ] && hmat=yes
+info "memory tiers: $(for t in /sys/devices/virtual/memory_tiering/memory_tier*; do [ -f "$t/nodelist" ] && printf '%s=%s ' "${t##*/}" "$(cat "$t/nodelist")"; done)HMAT=$hmat"
+for n in $devnodes; do
+	tn=$(tier_of "$n")
+	check "[ -n '$tn' ] && [ -n '$t0' ] && [ '$tn' -gt '$t0' ]" "node$n: in a memory tier below node0's (memory_tier${tn:-none} vs memory_tier${t0:-none})" \
+		"node$n tier '${tn:-none}', node0 tier '${t0:-none}'"
+	a=$NODE/node$n/access0/initiators
+	if [ $hmat = yes ]; then
+		lat=$(cat "$a/read_latency" 2>/dev/null) bw=$(cat "$a/read_bandwidth" 2>/dev/null)
+		check "[ -n '$lat' ] && [ -n '$bw' ] && [ -e '$a/node0' ]" "node$n: HMAT access0 initiator node0, read latency ${lat:-none} ns, bandwidth ${bw:-none} MB/s" \
+			"$a holds: $(echo "$a"/*)"
+	else
+		skip "node$n: HMAT access0 attributes # the guest has no ACPI HMAT"
+	fi
+done
+
 # --- explicit mbind --------------------------------------------------------
 if [ "$MODE" = private ]; then
 	r=$($T mbind "$Q" bind 64)
@@ -356,6 +383,38 @@ if [ "$MODE" = private ]; then
 	# rounding: one page per zone
 	check "[ $minsum -ge $((wmin - 4)) ] && [ $minsum -le $((wmin + 4)) ]" "node0 keeps all of min_free_kbytes as min watermarks ($minsum of $wmin pages)" "$minsum"
 fi
+
+# The limits user space sizes by MemTotal agree with it, page-exactly, in every
+# mode (the ABI patch: totalram_general_pages()): CommitLimit is
+# (MemTotal - huge pages) * overcommit_ratio% + SwapTotal, a tmpfs mounted
+# without size= holds MemTotal/2, one with size=10% a tenth of MemTotal.
+mt_p=$(($(gm MemTotal) / 4))
+hp_p=$(($(gm HugePages_Total) * $(gm Hugepagesize) / 4))
+ocr=$(cat /proc/sys/vm/overcommit_ratio)
+if [ "$(cat /proc/sys/vm/overcommit_kbytes)" = 0 ]; then
+	want=$((((mt_p - hp_p) * ocr / 100) * 4 + $(gm SwapTotal)))
+	check "[ '$(gm CommitLimit)' = $want ]" "CommitLimit ($(gm CommitLimit) kB) = (MemTotal - huge pages) x $ocr% + SwapTotal = $want kB" \
+		"CommitLimit $(gm CommitLimit) kB, $(( ($(gm CommitLimit) - want) / 1024 )) MiB more"
+else
+	skip "CommitLimit from MemTotal # vm.overcommit_kbytes is set"
+fi
+tm=/tmp/pn-e2e-tmpfs
+mkdir -p $tm
+for sz in default 10%; do
+	o=''
+	[ $sz = default ] || o="-o size=$sz"
+	# shellcheck disable=SC2086
+	if mount -t tmpfs $o pn-e2e $tm 2>/dev/null; then
+		got=$(df -k $tm | awk 'NR == 2 { print $2 }')
+		# whole pages first, as the kernel counts them
+		# shellcheck disable=SC2017
+		if [ $sz = default ]; then want=$((mt_p / 2 * 4)); else want=$(((mt_p * 4096 / 10 + 4095) / 4096 * 4)); fi
+		check "[ '$got' = $want ]" "tmpfs ($sz size) holds $want kB of MemTotal $(gm MemTotal) kB" "df says ${got:-?} kB, $(( (${got:-0} - want) / 1024 )) MiB more"
+		umount $tm
+	else
+		skip "tmpfs ($sz size) from MemTotal # mount -t tmpfs failed"
+	fi
+done
 
 # --- per-node reports: numa_maps and memory.numa_stat ------------------------------
 CG=/sys/fs/cgroup

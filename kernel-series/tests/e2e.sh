@@ -104,7 +104,7 @@ run_kind() {
 	pn_log "[$kind/$ot] booting $kernel (console log: $log)"
 	set +e
 	"$here/../qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 \
-		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" \
+		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" --hmat \
 		--online "$ot" --script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
 		--file "$work/env-$kind-$ot:/guest/e2e.env" --file "$here/e2e-hotadd.sh:/guest/e2e-hotadd.sh" "$@"
 	grc=$?

@@ -15,7 +15,7 @@ output.
   hotadd      a node's kind of memory never flips (demo_hotadd.py)
   fastpath    guest instructions per first-touch fault against stock
 
-june2026, the design as proposed in June 2026 (series patch 20): the device
+june2026, the design as proposed in June 2026 (series patch 21): the device
 is N_MEMORY but never granted to cpusets, user policy gives no access, user
 space maps it through a driver only (demo_driver.py judges its explicit and
 exhaust rows in demo_table.py).
@@ -80,7 +80,7 @@ EXPECTED = {
                     "on stock"),
         "private": ("confined 0; granted served; root override refused",
                     "user access to a private node goes through the cpuset grant only (series v3 "
-                    "patch 18): nothing reaches it from a cpuset not granted it, CAP_SYS_NICE included"),
+                    "patch 19): nothing reaches it from a cpuset not granted it, CAP_SYS_NICE included"),
         "june2026": ("confined 0; no grant; root override refused",
                      "no cpuset can be granted a private node (cpuset.mems naming it fails), so no "
                      "task's policy or migration reaches it, CAP_SYS_NICE included"),
