@@ -1,7 +1,10 @@
 #!/bin/bash
-# mm-selftests-build.sh
-# Build tools/testing/selftests/mm of the base tree (get-base.sh stock),
-# statically linked, out of tree, and print the directory holding
+# mm-selftests-build.sh [stock|patched]
+# Build tools/testing/selftests/mm of the base tree (get-base.sh stock; the
+# default) or of the patched tree (get-base.sh patched: the base's tests
+# plus the series' own, selftests/mm/private_node in run_vmtests.sh's
+# category private_node), statically linked, out of tree, and print the
+# directory holding
 #   install/            binaries + the scripts run_vmtests.sh calls
 #   mm-selftests.tar    the same, packed for the guest initramfs
 #   build.log key.txt .complete
@@ -9,8 +12,9 @@
 # include are copied into <dir>/src (check_config.sh writes local_config.*
 # next to the Makefile), the uapi headers come from `make headers` with O=.
 # Cached in $PNBENCH_CACHE/build/mm-selftests/<key>; <key> covers the base
-# id, MMST_BUILD_VERSION, the make variables and the compiler version, so
-# a second run builds nothing.
+# id (and for patched every patch, as the patched kernel's key does),
+# MMST_BUILD_VERSION, the make variables and the compiler version, so a
+# second run builds nothing.
 # Build quirks of 6.12.118 handled with make variables only:
 #   khugepaged.c uses KSFT_SKIP without kselftest.h   -> -DKSFT_SKIP=4
 #   the x86 pkey rules link with CFLAGS, not LDFLAGS  -> -static in EXTRA_CFLAGS
@@ -35,6 +39,9 @@ SRC_PATHS=(
 	tools/testing/selftests/x86/trivial_64bit_program.c
 	tools/include include/vdso mm/gup_test.h lib/test_hmm_uapi.h
 )
+which=${1:-stock}
+(($# <= 1)) || PN_DIE_RC=2 pn_die "usage: mm-selftests-build.sh [stock|patched]"
+pn_check_kind "$which"
 # Scripts run_vmtests.sh runs or that those scripts call.
 SCRIPTS=(run_vmtests.sh test_vmalloc.sh test_hmm.sh va_high_addr_switch.sh
 	charge_reserved_hugetlb.sh hugetlb_reparenting_test.sh write_hugetlb_memory.sh settings)
@@ -45,9 +52,10 @@ for lib in libnuma.a libcap.a liburing.a; do
 done
 command -v gcc >/dev/null || pn_die "gcc not found: apt-get install build-essential"
 
-base=$("$here/get-base.sh" stock) || pn_die "get-base.sh stock failed"
+base=$("$here/get-base.sh" "$which") || pn_die "get-base.sh $which failed"
 key=$({
 	printf 'base %s\nversion %s\nextra %s\n' "$(pn_base_id)" "$MMST_BUILD_VERSION" "${EXTRA[*]}"
+	[[ $which == stock ]] || printf 'tree %s\n' "$(pn_key patched)"
 	gcc --version | head -n1
 } | sha256sum | cut -c1-16)
 dir=$PN_CACHE/build/mm-selftests/$key

@@ -100,6 +100,27 @@ if [ "$MODE" != stock ]; then
 	fi
 fi
 
+# --- the series' kselftest (tools/testing/selftests/mm/private_node.c) ----------
+# Run before any opt-in is turned on (it wants nodes that did not opt in);
+# each of its TAP results becomes one E2E line.
+if [ "$MODE" = private ]; then
+	if [ -x /usr/local/bin/private_node ]; then
+		/usr/local/bin/private_node >/tmp/kselftest.tap 2>&1
+		krc=$?
+		while IFS= read -r line; do
+			case "$line" in
+			"ok "*"# SKIP"*) t=${line#ok * }; skip "kselftest ${t%% # *} # ${t#* # SKIP }" ;;
+			"ok "*) ok "kselftest ${line#ok * }" ;;
+			"not ok "*) nok "kselftest ${line#not ok * } # see its log below" ;;
+			esac
+		done </tmp/kselftest.tap
+		grep -q '^ok \|^not ok ' /tmp/kselftest.tap || nok "kselftest private_node ran # exit $krc, no TAP result"
+		[ $krc = 0 ] || sed 's/^/E2E info kselftest: /' /tmp/kselftest.tap | grep -v '^E2E info kselftest: #  RUN\|OK  ' | head -n 40
+	else
+		skip "kselftest private_node # not built (no patched tree)"
+	fi
+fi
+
 # --- what describes the memory sees a private node: memory tier, HMAT ----------
 # A device node is in a lower memory tier than node0's DRAM (node_is_toptier()
 # false, so what is demoted into it can come back), and with an HMAT its
@@ -146,6 +167,14 @@ if [ "$MODE" = private ]; then
 	r=$($T mbind "$P" preferred 256)
 	on=$(field on_node "$r")
 	check "[ '${on:-0}' = 256 ]" "mbind(MPOL_PREFERRED, node$P): 256/256 pages on node$P" "$r"
+	# shared (shmem) policies never get the private context: one naming only
+	# node P is refused, P's bit beside node 0 is ignored
+	r=$($T shmem "$(printf '%x' $((1 << P)))" 256)
+	info "$r"
+	check "[ '$(field ok "$r")' = 0 ] && [ '$(field errno "$r")' = 22 ]" "shmem mbind(MPOL_BIND, {$P}) with node$P opted in: EINVAL (shmem never serves a private node)" "$r"
+	r=$($T shmem "$(printf '%x' $((1 | (1 << P))))" 256)
+	info "$r"
+	check "[ '$(field ok "$r")' = 1 ] && [ '$(field node0 "$r")' = 256 ]" "shmem mbind(MPOL_BIND, {0,$P}): accepted, 256/256 pages on node0, none on node$P" "$r"
 elif [ "$MODE" = isolate ]; then
 	r=$($T mbind "$P" bind 1024)
 	info "isolate: $r"

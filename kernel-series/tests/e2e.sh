@@ -94,6 +94,19 @@ trap 'rm -rf "$work"' EXIT
 pn_log "compiling the in-guest test program (gcc -static)"
 gcc -static -O2 -Wall -o "$work/pn-e2e-test" "$here"/pn-e2e-*.c ||
 	pn_die "gcc -static failed for tests/pn-e2e-*.c (is libc6-dev installed?)"
+# The series' in-tree kselftest (tools/testing/selftests/mm/private_node.c),
+# built from the patched tree with the series' uapi header; the guest runs
+# it in private mode.  Without the tree the guest reports it skipped.
+selftest=()
+if ((want_patched)) && tree=$("$here/../scripts/get-base.sh" patched 2>/dev/null) &&
+	[[ -f "$tree/tools/testing/selftests/mm/private_node.c" ]]; then
+	mkdir -p "$work/uapi/linux"
+	cp "$tree/include/uapi/linux/private_node_test.h" "$work/uapi/linux/"
+	gcc -static -O2 -Wall -I"$work/uapi" -o "$work/private_node" \
+		"$tree/tools/testing/selftests/mm/private_node.c" ||
+		pn_die "gcc -static failed for the kselftest $tree/tools/testing/selftests/mm/private_node.c"
+	selftest=(--add "$work/private_node")
+fi
 
 # run_kind <kind> <online type> <kernel> [run-guest args...]; sets $log, $grc
 run_kind() {
@@ -106,7 +119,8 @@ run_kind() {
 	"$here/../qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 \
 		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" --hmat \
 		--online "$ot" --script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
-		--file "$work/env-$kind-$ot:/guest/e2e.env" --file "$here/e2e-hotadd.sh:/guest/e2e-hotadd.sh" "$@"
+		--file "$work/env-$kind-$ot:/guest/e2e.env" --file "$here/e2e-hotadd.sh:/guest/e2e-hotadd.sh" \
+		"${selftest[@]}" "$@"
 	grc=$?
 	set -e
 	pn_log "[$kind/$ot] guest exit $grc"

@@ -146,6 +146,16 @@ mmst_regressions() {
 		local -A kst=() ksk=()
 		[[ -f "$out/$k/results.tsv" ]] &&
 			while IFS=$'\t' read -r _ t s c _; do kst[$t]=$s ksk[$t]=$c; done <"$out/$k/results.tsv"
+		# a test stock does not have (the series' own) must not fail
+		for t in "${!kst[@]}"; do
+			[[ -z "${sst[$t]+x}" ]] || continue
+			case "${kst[$t]}" in fail | timeout) why="new test: ${kst[$t]}" ;; *) continue ;; esac
+			if reason=$(mmst_known "$known" "$k" "$t"); then
+				echo "A $(mmst_label "$k") $t: $why -- known: $reason"
+			else
+				echo "R $(mmst_label "$k") $t: $why"
+			fi
+		done
 		for t in "${!sst[@]}"; do
 			why=$(mmst_verdict "${sst[$t]}" "${ssk[$t]}" "${kst[$t]:-}" "${ksk[$t]:-}")
 			[[ -n "$why" ]] || continue

@@ -3,7 +3,9 @@
 #                 [--test-timeout SEC] [--guest-timeout SEC] [--report-only]
 #
 # The kernel's own mm selftests (tools/testing/selftests/mm of the 6.12.118
-# base, built static by scripts/mm-selftests-build.sh, cached) under QEMU
+# base for the stock kernel, of the patched tree, which adds the series'
+# private_node test, for the patched kinds; built static by
+# scripts/mm-selftests-build.sh, cached) under QEMU
 # (TCG), one guest at a time, VM shape --dev-nodes 2 --dev-size 512
 # --dram 2048 --cpus 4:
 #   stock          stock kernel, device nodes are ordinary memory
@@ -16,7 +18,8 @@
 # results come back over the --share 9p directory, never from the console.
 # Prints the table test | stock | patched | patched+private and fails on any
 # test that passes on stock and fails, times out, is skipped, is missing or
-# skips more kselftest cases on another kind, unless
+# skips more kselftest cases on another kind, and on a test stock does not
+# have (the series' own) that fails or times out, unless
 # tests/mm-selftests.known allows it (each entry says why).
 # Results: DIR (default $PNBENCH_CACHE/selftests/<utc>): table.txt,
 # <kind>/{console.log,results.tsv,wall.txt,share/,tests/NN-<test>.log}.
@@ -96,8 +99,15 @@ for k in $kinds; do kernel[$k]=$(kernel_for "$k") || exit $?; done
 
 [[ -n "$out" ]] || out=$PN_CACHE/selftests/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$out" || pn_die "cannot create $out"
-build=$("$here/../scripts/mm-selftests-build.sh") || pn_die "building the mm selftests failed"
-pn_log "selftests: $build; results: $out"
+declare -A build
+for k in $kinds; do
+	b=stock
+	[[ $k == stock ]] || b=patched
+	[[ -n "${build[$b]:-}" ]] ||
+		build[$b]=$("$here/../scripts/mm-selftests-build.sh" "$b") || pn_die "building the $b mm selftests failed"
+	pn_log "selftests for $k: ${build[$b]}"
+done
+pn_log "results: $out"
 
 # run_kind KIND: boot its guest, split the TAP into per-test logs.
 run_kind() {
@@ -113,7 +123,7 @@ run_kind() {
 		--dev-nodes 2 --dev-size 512 --dram 2048 --cpus 4 --disk 0 \
 		--timeout "$guest_timeout" --quiet --log "$d/console.log" --share "$d/share" \
 		--script "$here/mm-selftests-guest.sh" --file "$d/mmst.env:/guest/mmst.env" \
-		--file "$build/mm-selftests.tar:/guest/mm-selftests.tar" \
+		--file "${build[$([[ $kind == stock ]] && echo stock || echo patched)]}/mm-selftests.tar:/guest/mm-selftests.tar" \
 		--add "$(command -v bash-static)" --add "$(command -v timeout)" \
 		--add "$(command -v pgrep)" --add "$(command -v killall)" "${extra[@]}"
 	rc=$?

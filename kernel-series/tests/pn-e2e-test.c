@@ -951,6 +951,8 @@ int main(int argc, char **argv)
 		rc = cmd_revoke(argc, argv);
 	else if (!strcmp(argv[1], "write"))
 		rc = cmd_write(argc, argv);
+	else if (!strcmp(argv[1], "shmem"))
+		rc = cmd_shmem(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -971,6 +973,7 @@ usage:
 		"       pn-e2e-test mlock <node> <pages>\n"
 		"       pn-e2e-test hugetlb <node>\n"
 		"       pn-e2e-test revoke <mbind|setpol> <nodemask_hex> <pages>\n"
-		"       pn-e2e-test write <path> <string>\n");
+		"       pn-e2e-test write <path> <string>\n"
+		"       pn-e2e-test shmem <nodemask_hex> <pages>\n");
 	return 2;
 }

@@ -30,6 +30,9 @@ int cmd_migrate_pid(int argc, char **argv);
 /* pn-e2e-revoke.c */
 int cmd_revoke(int argc, char **argv);
 
+/* pn-e2e-shmem.c */
+int cmd_shmem(int argc, char **argv);
+
 /* pn-e2e-sysfs.c */
 int cmd_write(int argc, char **argv);
 
