@@ -680,6 +680,12 @@ if [ "$MODE" = private ]; then
 		else
 			skip "reclaim opt-in in a child cpuset # no cgroup v2 cpuset controller"
 		fi
+		if [ -f /guest/e2e-swap.sh ]; then
+			# shellcheck source=e2e-swap.sh
+			. /guest/e2e-swap.sh
+		else
+			nok "swap-in section # /guest/e2e-swap.sh missing from the initramfs"
+		fi
 		echo 0 >"$(opt "$P" reclaim)"
 		swapoff $sw
 		rm -f $sw

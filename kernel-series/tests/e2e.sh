@@ -120,6 +120,7 @@ run_kind() {
 		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" --hmat \
 		--online "$ot" --script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
 		--file "$work/env-$kind-$ot:/guest/e2e.env" --file "$here/e2e-hotadd.sh:/guest/e2e-hotadd.sh" \
+		--file "$here/e2e-swap.sh:/guest/e2e-swap.sh" \
 		"${selftest[@]}" "$@"
 	grc=$?
 	set -e

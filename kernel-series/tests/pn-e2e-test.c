@@ -953,6 +953,8 @@ int main(int argc, char **argv)
 		rc = cmd_write(argc, argv);
 	else if (!strcmp(argv[1], "shmem"))
 		rc = cmd_shmem(argc, argv);
+	else if (!strcmp(argv[1], "swapin"))
+		rc = cmd_swapin(argc, argv);
 	if (rc != 2)
 		return rc;
 usage:
@@ -974,6 +976,7 @@ usage:
 		"       pn-e2e-test hugetlb <node>\n"
 		"       pn-e2e-test revoke <mbind|setpol> <nodemask_hex> <pages>\n"
 		"       pn-e2e-test write <path> <string>\n"
-		"       pn-e2e-test shmem <nodemask_hex> <pages>\n");
+		"       pn-e2e-test shmem <nodemask_hex> <pages>\n"
+		"       pn-e2e-test swapin <node> <pages> <fault|fork|willneed>\n");
 	return 2;
 }

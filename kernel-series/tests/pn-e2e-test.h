@@ -33,6 +33,9 @@ int cmd_revoke(int argc, char **argv);
 /* pn-e2e-shmem.c */
 int cmd_shmem(int argc, char **argv);
 
+/* pn-e2e-swapin.c */
+int cmd_swapin(int argc, char **argv);
+
 /* pn-e2e-sysfs.c */
 int cmd_write(int argc, char **argv);
 
