@@ -15,7 +15,7 @@ output.
   hotadd      a node's kind of memory never flips (demo_hotadd.py)
   fastpath    guest instructions per first-touch fault against stock
 
-june2026, the design as proposed in June 2026 (series patch 22): the device
+june2026, the design as proposed in June 2026 (testbed patch 2): the device
 is N_MEMORY but never granted to cpusets, user policy gives no access, user
 space maps it through a driver only (demo_driver.py judges its explicit and
 exhaust rows in demo_table.py).
