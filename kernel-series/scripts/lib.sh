@@ -17,7 +17,7 @@ PN_BUILD_VERSION=3
 PN_SERIES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PN_CACHE=${PNBENCH_CACHE:-/var/cache/pnbench}
 PN_FRAGMENT=$PN_SERIES_DIR/config/pnbench.config
-PN_PATCH_DIR=$PN_SERIES_DIR/patches
+PN_PATCH_DIR=${PN_PATCH_DIR:-$PN_SERIES_DIR/patches} # tests point it elsewhere
 PN_DEBIAN_TARBALL=/usr/src/linux-source-6.12.tar.xz
 PN_DEBIAN_PACKAGE=linux-source-6.12
 
