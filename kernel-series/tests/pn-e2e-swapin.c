@@ -49,8 +49,7 @@ static long count_swapped(char *p, size_t bytes)
 
 	if (!ents || fd < 0)
 		die("pagemap");
-	if (pread(fd, ents, n * sizeof(*ents),
-		  (off_t)((uintptr_t)p / PAGE * sizeof(*ents))) !=
+	if (pread(fd, ents, n * sizeof(*ents), (off_t)((uintptr_t)p / PAGE * sizeof(*ents))) !=
 	    (ssize_t)(n * sizeof(*ents)))
 		die("pread pagemap");
 	for (size_t i = 0; i < n; i++)
@@ -99,8 +98,8 @@ int cmd_swapin(int argc, char **argv)
 	size_t bytes;
 	char *p;
 
-	if (argc != 5 || (strcmp(argv[4], "fault") && strcmp(argv[4], "fork") &&
-			  strcmp(argv[4], "willneed")))
+	if (argc != 5 || (strcmp(argv[4], "fault") != 0 && strcmp(argv[4], "fork") != 0 &&
+			  strcmp(argv[4], "willneed") != 0))
 		return 2;
 	node = atoi(argv[2]);
 	if (node < 0 || node >= MAX_NODES)
@@ -109,8 +108,8 @@ int cmd_swapin(int argc, char **argv)
 	mask = 1UL << node;
 	p = map_anon(bytes);
 	if (sys_mbind(p, bytes, MPOL_BIND, &mask, MAX_NODES + 1)) {
-		printf("R swapin way=%s node=%d ok=0 errno=%d (%s)\n", argv[4],
-		       node, errno, strerror(errno));
+		printf("R swapin way=%s node=%d ok=0 errno=%d (%s)\n", argv[4], node, errno,
+		       strerror(errno));
 		return 3;
 	}
 	touch(p, bytes);
@@ -122,8 +121,7 @@ int cmd_swapin(int argc, char **argv)
 
 	if (!strcmp(argv[4], "fork"))
 		child = hold_entries(pipefd);
-	else if (!strcmp(argv[4], "willneed") &&
-		 madvise(p, bytes, MADV_WILLNEED))
+	else if (!strcmp(argv[4], "willneed") && madvise(p, bytes, MADV_WILLNEED))
 		die("madvise(MADV_WILLNEED)");
 	read_all(p, bytes);
 	placement(p, bytes, counts);
@@ -132,8 +130,8 @@ int cmd_swapin(int argc, char **argv)
 		waitpid(child, NULL, 0);
 	}
 
-	printf("R swapin way=%s node=%d ok=1 pages=%zu before=%ld swapped=%ld on_node=%ld",
-	       argv[4], node, bytes / PAGE, before, swapped, counts[node]);
+	printf("R swapin way=%s node=%d ok=1 pages=%zu before=%ld swapped=%ld on_node=%ld", argv[4],
+	       node, bytes / PAGE, before, swapped, counts[node]);
 	for (int i = 0; i < MAX_NODES; i++)
 		if (counts[i] && i != node)
 			printf(" node%d=%ld", i, counts[i]);
