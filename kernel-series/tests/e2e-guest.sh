@@ -49,6 +49,14 @@ in_cg() { # in_cg <cgroup dir> <command...>: run the command as a task of the cg
 	sh -c "echo \$\$ >$icg/cgroup.procs && exec $*"
 }
 mems_allowed() { awk '$1 == "Mems_allowed_list:" { print $2 }'; } # of a /proc/<pid>/status
+section() { # section <name>: the checks in /guest/e2e-<name>.sh (tests/e2e-<name>.sh)
+	if [ -f "/guest/e2e-$1.sh" ]; then
+		# shellcheck source=/dev/null
+		. "/guest/e2e-$1.sh"
+	else
+		nok "$1 section # /guest/e2e-$1.sh missing from the initramfs"
+	fi
+}
 
 devnodes=''
 for n in "$NODE"/node[0-9]*; do
@@ -180,101 +188,8 @@ elif [ "$MODE" = isolate ]; then
 	info "isolate: $r"
 fi
 
-# --- opting out revokes: policies set while node P was opted in -----------------
-# Turning node P's mempolicy opt-in off (echo 0) must reach the policies made
-# while it was on: from then on P's bit in them counts for what it counts in a
-# policy made after the opt-out, "ignored like an offline node's" (CONTRACT.md),
-# and no new page goes to P.  A process binds, touches RV pages (on P), waits
-# on a fifo while the opt-in is turned off, keeping its mapping and policy,
-# then touches RV more.  Expected for those RV new pages:
-#   MPOL_BIND {P}, by mbind() or set_mempolicy(): all on DRAM node 0, no
-#     SIGBUS, no OOM kill.  Without P the mask names no node the fault may
-#     use, and the series' rule for such a mask is that the request ignores
-#     the policy instead of failing (a request without the private context
-#     under a policy of private nodes only: patch 0010 and
-#     Documentation/mm/private_nodes.rst), so the fault is served by the
-#     local node.  Failing would not be clean for an anonymous fault: its
-#     only ways to fail are SIGBUS, which the series keeps for hugetlb (a
-#     private node has no pool), and the OOM killer, which would kill a task
-#     for an administrator's opt-out with DRAM free.
-#   MPOL_BIND {0,P}: all on node 0, what is left of the mask.
-# The RV pages touched before the opt-out stay on P (an opt-out migrates
-# nothing): reported as info, not checked.  The opt-in is set to 1 before each
-# variant and restored to what it was at the end (checked: the sections below
-# need node P opted in).
-RV=1024
-revoke_run() { # revoke_run <mbind|setpol> <mask_hex> [<cpuset dir>]: sets r1, r2, rrc, off
-	# without a cpuset: revoked by echo 0 > the opt-in, off = the opt-in
-	# after it; in <cpuset dir>: revoked by cpuset.mems 0, off = mems.effective
-	knob=$(opt "$P" mempolicy)
-	echo 1 >"$knob"
-	rdir=$(mktemp -d /tmp/pn-revoke.XXXXXX)
-	mkfifo "$rdir/in" "$rdir/out"
-	if [ -n "$3" ]; then
-		in_cg "$3" "$T" revoke "$1" "$2" $RV <"$rdir/in" >"$rdir/out" &
-		knob=$3/cpuset.mems
-	else
-		$T revoke "$1" "$2" $RV <"$rdir/in" >"$rdir/out" &
-	fi
-	rpid=$!
-	# the same order of opens as the helper's redirections: no deadlock
-	exec 3>"$rdir/in" 4<"$rdir/out"
-	r1='' off='not written'
-	IFS= read -r r1 <&4
-	if [ "$(field ok "$r1")" = 1 ]; then
-		if echo 0 2>/dev/null >"$knob"; then
-			off=$(cat "$knob")
-			[ -n "$3" ] && off=$(cat "$3/cpuset.mems.effective")
-		else
-			off="write refused, reads $(cat "$knob")"
-		fi
-		# the helper is waiting for this line; should it have died, a
-		# write to the fifo must not take SIGPIPE down with this shell
-		(
-			trap '' PIPE
-			echo go >&3
-		) 2>/dev/null
-	fi
-	exec 3>&-
-	r2=$(cat <&4)
-	exec 4<&-
-	wait $rpid
-	rrc=$?
-	rm -rf "$rdir"
-	echo 1 >"$(opt "$P" mempolicy)"
-}
-revoke_check() { # revoke_check <mbind|setpol> <mask_hex> <label>
-	revoke_run "$1" "$2"
-	info "$r1"
-	info "${r2:-no second line}; helper exit $rrc; node$P/private/mempolicy after echo 0: $off"
-	a=$(field "node$P" "$r1")
-	check "[ '$(field ok "$r1")' = 1 ] && [ '${a:-0}' = $RV ]" "$3 while node$P is opted in: the first $RV pages on node$P (${a:-0})" "${r1:-no output, helper exit $rrc}"
-	b0=$(field node0 "$r2")
-	bp=$(field "node$P" "$r2")
-	sb=$(field sigbus "$r2")
-	un=$(field unknown "$r2")
-	check "[ '$off' = 0 ] && [ $rrc = 0 ] && [ '${sb:-x}' = 0 ] && [ '${bp:-0}' = 0 ] && [ '${b0:-0}' = $RV ]" \
-		"$3 after echo 0 > node$P/private/mempolicy: the next $RV pages go to node0, none to node$P (node0 ${b0:-0}, node$P ${bp:-0})" \
-		"of $RV pages touched after the opt-out: node$P ${bp:-0}, node0 ${b0:-0}, sigbus ${sb:-?}, not faulted in ${un:-?}; opt-in reads '$off', helper exit $rrc; ${r2:-no second line}"
-	fp=$(field "first_node$P" "$r2")
-	f0=$(field first_node0 "$r2")
-	info "$3: of the $RV pages touched before the opt-out, node$P holds ${fp:-0} and node0 ${f0:-0} now (not checked)"
-}
-rlabels="mbind(MPOL_BIND,{$P}) set_mempolicy(MPOL_BIND,{$P}) mbind(MPOL_BIND,{0,$P})"
-if [ "$MODE" = private ]; then
-	was=$(cat "$(opt "$P" mempolicy)")
-	revoke_check mbind "$(printf '%x' $((1 << P)))" "revoke: mbind(MPOL_BIND,{$P})"
-	revoke_check setpol "$(printf '%x' $((1 << P)))" "revoke: set_mempolicy(MPOL_BIND,{$P})"
-	revoke_check mbind "$(printf '%x' $((1 | (1 << P))))" "revoke: mbind(MPOL_BIND,{0,$P})"
-	echo "$was" >"$(opt "$P" mempolicy)"
-	check "[ \"\$(cat $(opt "$P" mempolicy))\" = '$was' ]" "node$P mempolicy opt-in restored after the revocation checks ($was)" "reads $(cat "$(opt "$P" mempolicy)")"
-else
-	why="stock kernel: no private node, no mempolicy opt-in to revoke"
-	[ "$MODE" = isolate ] && why="isolate mode: node$P is ordinary memory (N_MEMORY), mbind() to it needs no opt-in, none to revoke"
-	for l in $rlabels; do
-		skip "revoke: $l after echo 0 > node$P/private/mempolicy: no new page on node$P # $why"
-	done
-fi
+# --- opting out revokes (tests/e2e-revoke.sh) ----------------------------------
+section revoke
 
 # --- "all nodes" masks (numactl --interleave=all) ------------------------------
 # Bits of private nodes that did not opt in are ignored like those of offline
@@ -304,146 +219,11 @@ if [ "$MODE" = private ]; then
 	check "[ '$(field errno "$r")' = 19 ] && [ '$(field on_node "$r")' = 0 ]" "move_pages() to non-opted-in private node$Q -> ENODEV" "$r"
 fi
 
-# --- access through cpusets ------------------------------------------------------
-# A private node that opted in to mempolicy is granted to the top cpuset, and
-# from it to every cpuset whose cpuset.mems names it (or names none); a task in
-# a cpuset not granted the node can name it in no policy and have no page moved
-# to it, whoever asks: CAP_SYS_NICE lets migrate_pages() go outside a target's
-# cpuset for ordinary nodes only (CONTRACT.md, series v3).  Refusals and DRAM
-# placement are as expected; a page on node P from the confined cpuset is a
-# leak.  Taking P out of a cpuset's mems revokes it like the opt-out does.
-ACG=/sys/fs/cgroup
-mems_in() { in_cg "$1" cat /proc/self/status | mems_allowed; } # of a task in cgroup $1
-acc_labels="Mems_allowed mbind-bind mbind-preferred setpol-bind setpol-interleave interleave-0P move_pages migrate_pages migrate_pages-other granted-bind revoke-cpuset"
-if [ "$MODE" != private ]; then
-	for l in $acc_labels; do
-		skip "access through cpusets: $l # $MODE kernel: node$P is ordinary memory, cpusets hand it out like any node"
-	done
-elif ! { [ -f $ACG/cgroup.subtree_control ] && echo +cpuset >$ACG/cgroup.subtree_control 2>/dev/null &&
-	mkdir -p $ACG/pn-conf $ACG/pn-grant && echo 0 >$ACG/pn-conf/cpuset.mems 2>/dev/null &&
-	echo "0,$P" >$ACG/pn-grant/cpuset.mems 2>/dev/null; }; then
-	for l in $acc_labels; do
-		skip "access through cpusets: $l # no cgroup v2 cpuset controller"
-	done
-else
-	pm=$(hex $((1 << P)))
-	m=$(mems_allowed </proc/self/status)
-	mc=$(mems_in $ACG/pn-conf)
-	mg=$(mems_in $ACG/pn-grant)
-	check "in_list $P '$m' && ! in_list $Q '$m' && [ '$mc' = 0 ] && in_list $P '$mg'" \
-		"access: Mems_allowed has opted-in node$P in the top cpuset ($m) and in a cpuset granted it ($mg), not node$Q, and only node0 in a cpuset of mems 0 ($mc)" \
-		"top '$m', granted '$mg', confined '$mc'"
-	for mode in bind preferred; do
-		r=$(in_cg $ACG/pn-conf "$T" mbind "$P" $mode 64)
-		check "[ '$(field errno "$r")' = 22 ] && [ -z '$(field "node$P" "$r")' ]" "access: mbind(MPOL_$(echo $mode | tr "[:lower:]" "[:upper:]"), node$P) from a cpuset of mems 0 -> EINVAL" "$r"
-	done
-	for mode in bind interleave; do
-		r=$(in_cg $ACG/pn-conf "$T" setpol "$pm" $mode 64)
-		check "[ '$(field errno "$r")' = 22 ] && [ -z '$(field "node$P" "$r")' ]" "access: set_mempolicy(MPOL_$(echo $mode | tr "[:lower:]" "[:upper:]"), {$P}) from a cpuset of mems 0 -> EINVAL" "$r"
-	done
-	r=$(in_cg $ACG/pn-conf "$T" mbind-mask "$(hex $((1 | (1 << P))))" interleave 256)
-	check "[ '$(field ok "$r")' = 1 ] && [ '$(field node0 "$r")' = 256 ]" "access: mbind(MPOL_INTERLEAVE, {0,$P}) from a cpuset of mems 0: accepted, 256/256 on node0 (node$P ignored like an offline node)" "$r"
-	r=$(in_cg $ACG/pn-conf "$T" move "$P" 64)
-	check "[ '$(field errno "$r")' = 13 ] && [ '$(field on_node "$r")' = 0 ]" "access: move_pages() to node$P from a cpuset of mems 0 -> EACCES, none moved" "$r"
-	r=$(in_cg $ACG/pn-conf "$T" migrate 1 "$pm" 64)
-	check "[ '$(field rc "$r")' != 0 ] && [ -z '$(field "node$P" "$r")' ]" "access: migrate_pages(node0 -> node$P) from a cpuset of mems 0: refused, none moved" "$r"
-	# not in_cg: $! must be the pid that execs sleep in pn-conf, not a subshell's
-	sh -c "echo \$\$ >$ACG/pn-conf/cgroup.procs && exec sleep 60" &
-	spid=$!
-	sleep 1
-	r=$($T migrate-pid $spid 1 "$pm")
-	kill $spid 2>/dev/null
-	wait $spid 2>/dev/null
-	check "[ '$(field errno "$r")' = 1 ]" "access: migrate_pages() by root in the top cpuset of a task in a cpuset of mems 0 to node$P -> EPERM (CAP_SYS_NICE grants no private node)" "$r"
-	r=$(in_cg $ACG/pn-grant "$T" mbind "$P" bind 256)
-	check "[ '$(field on_node "$r")' = 256 ]" "access: mbind(MPOL_BIND, node$P) from a cpuset granted node$P (mems 0,$P): 256/256 on node$P" "$r"
-	revoke_run mbind "$pm" $ACG/pn-grant
-	info "$r1"
-	info "${r2:-no second line}; helper exit $rrc; pn-grant cpuset.mems.effective after echo 0 > cpuset.mems: $off"
-	a=$(field "node$P" "$r1")
-	b0=$(field node0 "$r2")
-	bp=$(field "node$P" "$r2")
-	check "[ '${a:-0}' = $RV ] && [ '$off' = 0 ] && [ $rrc = 0 ] && [ '$(field sigbus "$r2")' = 0 ] && [ -z '$bp' ] && [ '${b0:-0}' = $RV ]" \
-		"access: revoke by cpuset: mbind(MPOL_BIND,{$P}) in a cpuset granted node$P (first $RV pages on node$P: ${a:-0}), then cpuset.mems 0: the next $RV on node0 (${b0:-0}), none on node$P" \
-		"before: ${r1:-none}; after: ${r2:-none}; mems.effective '$off', helper exit $rrc"
-	rmdir $ACG/pn-conf $ACG/pn-grant 2>/dev/null
-fi
+# --- access through cpusets (tests/e2e-access.sh) ---------------------------------
+section access
 
-# --- system-wide accounting: meminfo, dirty limits, min_free_kbytes ---------------
-# Private memory serves only explicit requests: /proc/meminfo's MemTotal,
-# MemFree and MemAvailable leave it out (PrivateTotal/PrivateFree report it),
-# the global dirty limit is computed without it, and private zones take no
-# share of min_free_kbytes from DRAM's zones.  Stock and isolate count the
-# device memory as ordinary memory: the same figures are printed as info.
-gm() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-sum_nodes() { # sum_nodes <meminfo key> <node...>: kB
-	t=0
-	for n in $2; do t=$((t + $(nmem "$n" "$1"))); done
-	echo $t
-}
-allnodes=$(for n in "$NODE"/node[0-9]*; do printf '%s ' "${n##*node}"; done)
-memnodes=$(for n in $allnodes; do case " $devnodes " in *" $n "*) ;; *) echo "$n" ;; esac; done | tr '\n' ' ')
-tot_all=$(sum_nodes MemTotal "$allnodes")
-tot_dev=$(sum_nodes MemTotal "$devnodes")
-free_mem=$(sum_nodes MemFree "$memnodes")
-file_kb=$(($(gm 'Active(file)') + $(gm 'Inactive(file)')))
-avail=$(gm MemAvailable)
-# the global dirty limit: dirty_ratio % of (free - reserves + file pages)
-ratio=$(cat /proc/sys/vm/dirty_ratio)
-thr_kb=$(($(vm nr_dirty_threshold) * 4))
-bound_kb=$(((free_mem + file_kb) * ratio / 100 + 4))
-# node 0's lowmem zones with memory (an empty or movable zone has a min of its own)
-minsum=$(awk '$1 == "Node" { z = ($2 == "0," && $4 != "Movable") }
-	z && $1 == "min" { mn = $2 } z && $1 == "managed" && $2 > 0 { s += mn } END { print s + 0 }' /proc/zoneinfo)
-wmin=$(($(cat /proc/sys/vm/min_free_kbytes) / 4))
-info "meminfo: MemTotal $(gm MemTotal) PrivateTotal $(gm PrivateTotal) MemFree $(gm MemFree) PrivateFree $(gm PrivateFree) MemAvailable $avail kB; nodes: all $tot_all, device $tot_dev, free on memory nodes $free_mem kB; dirty threshold $thr_kb kB (bound without the devices $bound_kb); node0 min watermarks $minsum pages of min_free_kbytes/4 = $wmin"
-if [ "$MODE" = private ]; then
-	ptot=$(gm PrivateTotal)
-	check "[ '$ptot' = $tot_dev ]" "/proc/meminfo PrivateTotal = the device nodes' MemTotal ($tot_dev kB)" "PrivateTotal ${ptot:-absent}"
-	check "[ $(($(gm MemTotal) + ${ptot:-0})) = $tot_all ]" "MemTotal + PrivateTotal = every node's MemTotal ($tot_all kB)" "MemTotal $(gm MemTotal), PrivateTotal ${ptot:-absent}"
-	# PrivateFree is a counter kept by the buddy allocator (v3), the
-	# nodes' MemFree a sum over their zones: equal but for per-cpu drift
-	free_dev=$(sum_nodes MemFree "$devnodes")
-	pfree=$(gm PrivateFree)
-	dfree=$(( ${pfree:-0} - free_dev ))
-	check "[ -n '$pfree' ] && [ ${dfree#-} -le 4096 ]" "/proc/meminfo PrivateFree = the device nodes' MemFree ($free_dev kB) within 4 MiB of per-cpu drift" "PrivateFree ${pfree:-absent}, difference $dfree kB"
-	check "[ $avail -le $((free_mem + file_kb + $(gm KReclaimable))) ]" "MemAvailable ($avail kB) counts no private memory (<= free + file + reclaimable of the memory nodes)" "free $free_mem file $file_kb"
-	check "[ $thr_kb -le $bound_kb ]" "global dirty threshold ($thr_kb kB) computed without the device nodes (<= $bound_kb kB)" "ratio $ratio"
-	# rounding: one page per zone
-	check "[ $minsum -ge $((wmin - 4)) ] && [ $minsum -le $((wmin + 4)) ]" "node0 keeps all of min_free_kbytes as min watermarks ($minsum of $wmin pages)" "$minsum"
-fi
-
-# The limits user space sizes by MemTotal agree with it, page-exactly, in every
-# mode (the ABI patch: totalram_general_pages()): CommitLimit is
-# (MemTotal - huge pages) * overcommit_ratio% + SwapTotal, a tmpfs mounted
-# without size= holds MemTotal/2, one with size=10% a tenth of MemTotal.
-mt_p=$(($(gm MemTotal) / 4))
-hp_p=$(($(gm HugePages_Total) * $(gm Hugepagesize) / 4))
-ocr=$(cat /proc/sys/vm/overcommit_ratio)
-if [ "$(cat /proc/sys/vm/overcommit_kbytes)" = 0 ]; then
-	want=$((((mt_p - hp_p) * ocr / 100) * 4 + $(gm SwapTotal)))
-	check "[ '$(gm CommitLimit)' = $want ]" "CommitLimit ($(gm CommitLimit) kB) = (MemTotal - huge pages) x $ocr% + SwapTotal = $want kB" \
-		"CommitLimit $(gm CommitLimit) kB, $(( ($(gm CommitLimit) - want) / 1024 )) MiB more"
-else
-	skip "CommitLimit from MemTotal # vm.overcommit_kbytes is set"
-fi
-tm=/tmp/pn-e2e-tmpfs
-mkdir -p $tm
-for sz in default 10%; do
-	o=''
-	[ $sz = default ] || o="-o size=$sz"
-	# shellcheck disable=SC2086
-	if mount -t tmpfs $o pn-e2e $tm 2>/dev/null; then
-		got=$(df -k $tm | awk 'NR == 2 { print $2 }')
-		# whole pages first, as the kernel counts them
-		# shellcheck disable=SC2017
-		if [ $sz = default ]; then want=$((mt_p / 2 * 4)); else want=$(((mt_p * 4096 / 10 + 4095) / 4096 * 4)); fi
-		check "[ '$got' = $want ]" "tmpfs ($sz size) holds $want kB of MemTotal $(gm MemTotal) kB" "df says ${got:-?} kB, $(( (${got:-0} - want) / 1024 )) MiB more"
-		umount $tm
-	else
-		skip "tmpfs ($sz size) from MemTotal # mount -t tmpfs failed"
-	fi
-done
+# --- system-wide accounting (tests/e2e-accounting.sh) -----------------------------
+section accounting
 
 # --- per-node reports: numa_maps and memory.numa_stat ------------------------------
 CG=/sys/fs/cgroup
@@ -680,12 +460,7 @@ if [ "$MODE" = private ]; then
 		else
 			skip "reclaim opt-in in a child cpuset # no cgroup v2 cpuset controller"
 		fi
-		if [ -f /guest/e2e-swap.sh ]; then
-			# shellcheck source=e2e-swap.sh
-			. /guest/e2e-swap.sh
-		else
-			nok "swap-in section # /guest/e2e-swap.sh missing from the initramfs"
-		fi
+		section swap
 		echo 0 >"$(opt "$P" reclaim)"
 		swapoff $sw
 		rm -f $sw
@@ -716,33 +491,9 @@ if [ "$MODE" = private ]; then
 	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer during fallback" "oom-killer ran"
 fi
 
-# --- /dev/private_node_test ----------------------------------------------
+# --- /dev/private_node_test (tests/e2e-driver.sh) -------------------------------
 if [ "$MODE" = private ]; then
-	if [ -c /dev/private_node_test ]; then
-		mask=$(printf '%x' $((1 << P)))
-		pf=$(($(nmem "$P" MemFree) / 4))
-		r=$($T chardev "$mask" fallback gfp 1024)
-		info "$r"
-		check "[ '$(field private_pages "$r")' = 1024 ] && [ '$(field sigbus "$r")' = 0 ]" "private_node_test fallback: 1024 pages on node$P" "$r"
-		r=$($T chardev "$mask" strict gfp 1024)
-		info "$r"
-		check "[ '$(field private_pages "$r")' = 1024 ]" "private_node_test strict: 1024 pages on node$P" "$r"
-		# One request API (__GFP_PRIVATE): v2's second entry point and its
-		# flag bit 1 are gone, and unknown flag bits are refused.
-		r=$($T chardev "$mask" fallback ctx 1)
-		info "$r"
-		check "[ '$(field set_cfg_errno "$r")' = 22 ]" "private_node_test refuses flag bit 1 (v2's alloc-context API) with EINVAL" "$r"
-		over=$((pf + 4096))
-		r=$($T chardev "$mask" fallback gfp $over)
-		info "$r"
-		check "[ '$(field sigbus "$r")' = 0 ] && [ ${r:+$(field fallback_pages "$r")}0 -gt 0 ]" "private_node_test fallback beyond capacity ($over pages): falls back to DRAM, no SIGBUS" "$r"
-		r=$($T chardev "$mask" strict gfp $over)
-		info "$r"
-		check "[ ${r:+$(field sigbus "$r")}0 -gt 0 ] && [ '$(field fallback_pages "$r")' = 0 ]" "private_node_test strict beyond capacity: SIGBUS, nothing on DRAM" "$r"
-		check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer from strict device exhaustion" "oom-killer ran"
-	else
-		skip "/dev/private_node_test # CONFIG_TEST_PRIVATE_NODE device not present"
-	fi
+	section driver
 fi
 
 # --- offline the device memory -------------------------------------------------
@@ -767,10 +518,5 @@ done
 
 # --- hot-add kind: node Q's memory removed and added again, one kind per node ---
 # (tests/e2e-hotadd.sh, last: it takes node Q's memory apart and restores it)
-if [ -f /guest/e2e-hotadd.sh ]; then
-	# shellcheck source=e2e-hotadd.sh
-	. /guest/e2e-hotadd.sh
-else
-	nok "hot-add kind section # /guest/e2e-hotadd.sh missing from the initramfs"
-fi
+section hotadd
 exit 0

@@ -108,6 +108,12 @@ if ((want_patched)) && tree=$("$here/../scripts/get-base.sh" patched 2>/dev/null
 	selftest=(--add "$work/private_node")
 fi
 
+# The guest script's sections, each in its own file (tests/e2e-<name>.sh)
+sections=()
+for s in hotadd swap driver revoke access accounting; do
+	sections+=(--file "$here/e2e-$s.sh:/guest/e2e-$s.sh")
+done
+
 # run_kind <kind> <online type> <kernel> [run-guest args...]; sets $log, $grc
 run_kind() {
 	local kind=$1 ot=$2 kernel=$3
@@ -119,8 +125,7 @@ run_kind() {
 	"$here/../qemu/run-guest.sh" --kernel "$kernel" --dev-nodes 2 --dev-size 512 \
 		--dram 1024 --disk 1536 --cpus 2 --timeout 600 --quiet --log "$log" --hmat \
 		--online "$ot" --script "$here/e2e-guest.sh" --add "$work/pn-e2e-test" \
-		--file "$work/env-$kind-$ot:/guest/e2e.env" --file "$here/e2e-hotadd.sh:/guest/e2e-hotadd.sh" \
-		--file "$here/e2e-swap.sh:/guest/e2e-swap.sh" \
+		--file "$work/env-$kind-$ot:/guest/e2e.env" "${sections[@]}" \
 		"${selftest[@]}" "$@"
 	grc=$?
 	set -e

@@ -23,9 +23,29 @@ void *map_anon(size_t bytes);
 void touch(char *p, size_t bytes);
 /* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
 void placement(char *p, size_t bytes, long *counts);
+void print_placement(const char *cmd, const long *counts);
+/* map_anon() + mbind(mode, {node}); NULL (after "R <cmd> ok=0") if refused */
+char *map_bound(const char *cmd, int node, int mode, size_t bytes);
+int write_file(const char *path, const char *val); /* 0 or errno */
+int cg_reclaim(const char *dir, size_t bytes);	   /* memory.reclaim: 0 or errno */
+void join_cgroup(const char *dir);
+long node_kb(int n, const char *key); /* nodeN/meminfo, kB */
 
 /* pn-e2e-access.c */
+int cmd_move(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
 int cmd_migrate_pid(int argc, char **argv);
+
+/* pn-e2e-driver.c */
+int cmd_chardev(int argc, char **argv);
+int cmd_drvmove(int argc, char **argv);
+
+/* pn-e2e-services.c */
+int cmd_demote(int argc, char **argv);
+int cmd_reclaim(int argc, char **argv);
+int cmd_damon(int argc, char **argv);
+int cmd_mlock(int argc, char **argv);
+int cmd_hugetlb(int argc, char **argv);
 
 /* pn-e2e-revoke.c */
 int cmd_revoke(int argc, char **argv);

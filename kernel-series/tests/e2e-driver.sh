@@ -1,0 +1,34 @@
+#!/bin/sh
+# shellcheck shell=sh
+# "/dev/private_node_test" section of tests/e2e-guest.sh, which sources it in
+# private mode (busybox sh; e2e.sh ships it as /guest/e2e-driver.sh). Uses
+# that script's helpers (check, skip, info, field, nmem) and T, P, ONLINE.
+#
+# The series' test device is a driver handing out device memory through its
+# own mmap(): its faults take pages with __GFP_PRIVATE, strict (this node
+# only, SIGBUS when full) or with fallback to DRAM.
+if [ -c /dev/private_node_test ]; then
+	mask=$(printf '%x' $((1 << P)))
+	pf=$(($(nmem "$P" MemFree) / 4))
+	r=$($T chardev "$mask" fallback gfp 1024)
+	info "$r"
+	check "[ '$(field private_pages "$r")' = 1024 ] && [ '$(field sigbus "$r")' = 0 ]" "private_node_test fallback: 1024 pages on node$P" "$r"
+	r=$($T chardev "$mask" strict gfp 1024)
+	info "$r"
+	check "[ '$(field private_pages "$r")' = 1024 ]" "private_node_test strict: 1024 pages on node$P" "$r"
+	# One request API (__GFP_PRIVATE): v2's second entry point and its
+	# flag bit 1 are gone, and unknown flag bits are refused.
+	r=$($T chardev "$mask" fallback ctx 1)
+	info "$r"
+	check "[ '$(field set_cfg_errno "$r")' = 22 ]" "private_node_test refuses flag bit 1 (v2's alloc-context API) with EINVAL" "$r"
+	over=$((pf + 4096))
+	r=$($T chardev "$mask" fallback gfp $over)
+	info "$r"
+	check "[ '$(field sigbus "$r")' = 0 ] && [ ${r:+$(field fallback_pages "$r")}0 -gt 0 ]" "private_node_test fallback beyond capacity ($over pages): falls back to DRAM, no SIGBUS" "$r"
+	r=$($T chardev "$mask" strict gfp $over)
+	info "$r"
+	check "[ ${r:+$(field sigbus "$r")}0 -gt 0 ] && [ '$(field fallback_pages "$r")' = 0 ]" "private_node_test strict beyond capacity: SIGBUS, nothing on DRAM" "$r"
+	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer from strict device exhaustion" "oom-killer ran"
+else
+	skip "/dev/private_node_test # CONFIG_TEST_PRIVATE_NODE device not present"
+fi
