@@ -6,7 +6,13 @@
 #
 # The series' test device is a driver handing out device memory through its
 # own mmap(): its faults take pages with __GFP_PRIVATE, strict (this node
-# only, SIGBUS when full) or with fallback to DRAM.
+# only, SIGBUS when full) or with fallback to DRAM. Its pages are movable
+# (non-LRU movable pages: the driver migrates a page and zaps the user
+# mappings, which fault the new page in), so device memory onlined
+# ZONE_MOVABLE, or any block holding them, can still be offlined while they
+# are mapped. Series v3 before the fix allocated them GFP_HIGHUSER_MOVABLE
+# but could not move them: offlining such a block retried until killed
+# (ZONE_MOVABLE) or failed with EBUSY (ZONE_NORMAL).
 if [ -c /dev/private_node_test ]; then
 	mask=$(printf '%x' $((1 << P)))
 	pf=$(($(nmem "$P" MemFree) / 4))
@@ -29,6 +35,14 @@ if [ -c /dev/private_node_test ]; then
 	info "$r"
 	check "[ ${r:+$(field sigbus "$r")}0 -gt 0 ] && [ '$(field fallback_pages "$r")' = 0 ]" "private_node_test strict beyond capacity: SIGBUS, nothing on DRAM" "$r"
 	check "! dmesg | grep -q 'invoked oom-killer'" "no OOM killer from strict device exhaustion" "oom-killer ran"
+	# The device's pages move: offline the blocks of node P that hold them
+	# while they are mapped (60 s per block, then the writer is killed).
+	r=$($T drvmove "$mask" 1024 60)
+	info "$r ($ONLINE)"
+	nb=$(field blocks "$r")
+	check "[ '$(field ok "$r")' = 1 ] && [ '$(field before "$r")' = 1024 ] && [ ${nb:-0} -gt 0 ] && [ '$(field offlined "$r")' = '$nb' ] && [ '$(field mismatched "$r")' = 0 ] && [ '$(field after "$r")' = 0 ]" "private_node_test's pages are movable: offlining the ${nb:-?} block(s) of node$P holding 1024 mapped device pages succeeds, every page keeps its contents and leaves node$P" "$r"
+	hpm=$(cat "$NODE/has_private_memory" 2>/dev/null)
+	check "[ '$(field restored "$r")' = '$(field offlined "$r")' ] && in_list $P '$hpm'" "the offlined block(s) online again, node$P still private (has_private_memory $hpm)" "$r"
 else
 	skip "/dev/private_node_test # CONFIG_TEST_PRIVATE_NODE device not present"
 fi

@@ -16,10 +16,15 @@
 #             under a private grant: the neighbouring slots may be anybody's);
 #   willneed  madvise(MADV_WILLNEED), read_swap_cache_async().
 # Series v3 before the fix brought fork and willneed pages back on DRAM.
+#   neighbours  cluster readahead around bound pages read in order: 2 of
+#             any 8 consecutive swap slots hold another mapping's pages (no
+#             policy); read through the swap cache, none of them may come
+#             back on P (they would under the bound pages' grant: the series
+#             reads only the faulting slot then).
 SW_RA=/sys/kernel/mm/swap/vma_ra_enabled
 sw_pages=1024
 sw_ra=$(cat $SW_RA 2>/dev/null)
-for sw_case in vma:fault vma:fork vma:willneed cluster:fork; do
+for sw_case in vma:fault vma:fork vma:willneed cluster:fork cluster:neighbours; do
 	ra=${sw_case%%:*}
 	way=${sw_case#*:}
 	if [ -z "$sw_ra" ]; then
@@ -37,6 +42,10 @@ for sw_case in vma:fault vma:fork vma:willneed cluster:fork; do
 		continue
 	fi
 	check "[ '$(field before "$r")' = $sw_pages ] && [ '$(field on_node "$r")' = $sw_pages ]" "swap-in ($way, $ra readahead): all $sw_pages pages back on node$P after ${sw_out} were swapped out" "$r"
+	[ "$way" = neighbours ] || continue
+	sw_oth=$(field others_swapped "$r")
+	sw_n=$(field others "$r")
+	check "[ ${sw_oth:-0} -ge $((${sw_n:-2} / 2)) ] && [ '$(field others_on_node "$r")' = 0 ]" "swap-in ($way, $ra readahead, page-cluster $(cat /proc/sys/vm/page-cluster 2>/dev/null)): none of the ${sw_oth:-?} swapped pages of a mapping without policy, in the slots between the bound ones, comes back on node$P" "$r"
 done
 [ -n "$sw_ra" ] && echo "$sw_ra" >$SW_RA
 check "[ \"\$(cat $SW_RA 2>/dev/null)\" = '$sw_ra' ]" "swap readahead mode restored ($sw_ra)" "reads $(cat $SW_RA 2>/dev/null)"

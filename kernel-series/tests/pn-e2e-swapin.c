@@ -20,10 +20,22 @@
  *         R swapin way=<w> node=<n> pages=<n> before=<on node> swapped=<n>
  *           on_node=<n> node<N>=<pages>... unknown=<n>
  *       exit 0, or 3 when mbind() fails.
+ *   swapin <node> <pages> neighbours
+ *         a second mapping with no policy (DRAM), a third of the size; on
+ *         one CPU, MADV_PAGEOUT page by page 6 bound pages, then 2 others,
+ *         and so on, so that any 8 consecutive swap slots hold 2 of the
+ *         others; read the bound pages back in order through the swap cache
+ *         (as fork), then the others. Sequential faults grow cluster
+ *         readahead's window to page-cluster's 8 slots, which then always
+ *         take in 2 of the others: under the bound page's private grant
+ *         they would land on <node>.
+ *         ... the line above, then others=<pages> others_swapped=<n>
+ *           others_on_node=<n>
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -89,17 +101,49 @@ static pid_t hold_entries(int *pipefd)
 	return pid;
 }
 
+#define NB_RUN 6   /* bound pages per run of swap slots */
+#define NB_OTHER 2 /* then this many of the others */
+
+static void pageout_page(char *p)
+{
+	if (madvise(p, PAGE, MADV_PAGEOUT))
+		die("madvise(MADV_PAGEOUT)");
+}
+
+/* Page out p (bytes) and q (its runs' share) in runs, page by page, on one CPU. */
+static void pageout_in_runs(char *p, char *q, size_t bytes)
+{
+	size_t i, n = bytes / PAGE, j = 0;
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	sched_setaffinity(0, sizeof(one), &one);
+	for (i = 0; i < n; i++) {
+		pageout_page(p + i * PAGE);
+		if (i % NB_RUN != NB_RUN - 1 && i != n - 1)
+			continue;
+		for (int k = 0; k < NB_OTHER; k++, j++)
+			pageout_page(q + j * PAGE);
+	}
+}
+
+static int swapin_way(const char *w)
+{
+	return !strcmp(w, "fault") || !strcmp(w, "fork") || !strcmp(w, "willneed") ||
+	       !strcmp(w, "neighbours");
+}
+
 int cmd_swapin(int argc, char **argv)
 {
-	long counts[MAX_NODES + 1], before, swapped;
+	long counts[MAX_NODES + 1], before, swapped, others_swapped = 0, others_on = -1;
 	int node, pipefd[2] = { -1, -1 };
 	unsigned long mask;
 	pid_t child = 0;
-	size_t bytes;
-	char *p;
+	size_t bytes, qbytes = 0;
+	char *p, *q = NULL;
 
-	if (argc != 5 || (strcmp(argv[4], "fault") != 0 && strcmp(argv[4], "fork") != 0 &&
-			  strcmp(argv[4], "willneed") != 0))
+	if (argc != 5 || !swapin_way(argv[4]))
 		return 2;
 	node = atoi(argv[2]);
 	if (node < 0 || node >= MAX_NODES)
@@ -115,16 +159,30 @@ int cmd_swapin(int argc, char **argv)
 	touch(p, bytes);
 	placement(p, bytes, counts);
 	before = counts[node];
-	if (madvise(p, bytes, MADV_PAGEOUT))
+	if (!strcmp(argv[4], "neighbours")) {
+		qbytes = (bytes / PAGE + NB_RUN - 1) / NB_RUN * NB_OTHER * PAGE;
+		q = map_anon(qbytes);
+		touch(q, qbytes);
+		pageout_in_runs(p, q, bytes);
+		others_swapped = count_swapped(q, qbytes);
+	} else if (madvise(p, bytes, MADV_PAGEOUT)) {
 		die("madvise(MADV_PAGEOUT)");
+	}
 	swapped = count_swapped(p, bytes);
 
-	if (!strcmp(argv[4], "fork"))
+	if (!strcmp(argv[4], "fork") || q)
 		child = hold_entries(pipefd);
 	else if (!strcmp(argv[4], "willneed") && madvise(p, bytes, MADV_WILLNEED))
 		die("madvise(MADV_WILLNEED)");
 	read_all(p, bytes);
 	placement(p, bytes, counts);
+	if (q) {
+		long oc[MAX_NODES + 1];
+
+		read_all(q, qbytes);
+		placement(q, qbytes, oc);
+		others_on = oc[node];
+	}
 	if (child > 0) {
 		close(pipefd[1]);
 		waitpid(child, NULL, 0);
@@ -135,7 +193,11 @@ int cmd_swapin(int argc, char **argv)
 	for (int i = 0; i < MAX_NODES; i++)
 		if (counts[i] && i != node)
 			printf(" node%d=%ld", i, counts[i]);
-	printf(" unknown=%ld\n", counts[MAX_NODES]);
+	printf(" unknown=%ld", counts[MAX_NODES]);
+	if (q)
+		printf(" others=%zu others_swapped=%ld others_on_node=%ld", qbytes / PAGE,
+		       others_swapped, others_on);
+	printf("\n");
 	munmap(p, bytes);
 	return 0;
 }
