@@ -159,14 +159,12 @@ static int blocks_of(char *p, size_t pages, long *blocks)
 	}
 	fclose(f);
 	for (size_t i = 0; i < pages; i++) {
-		uint64_t e = 0, off = (uintptr_t)(p + i * PAGE) / PAGE * 8;
-		long b;
+		uint64_t pfn = page_pfn(fd, p + i * PAGE);
+		long b = (long)(pfn * PAGE / bsz);
 		int k;
 
-		if (pread(fd, &e, 8, (off_t)off) != 8 || !(e >> 63) ||
-		    !(e & ((1ULL << 55) - 1)))
+		if (!pfn)
 			continue; /* not present, or PFNs hidden */
-		b = (long)((e & ((1ULL << 55) - 1)) * PAGE / bsz);
 		for (k = 0; k < n && blocks[k] < b; k++)
 			;
 		if ((k < n && blocks[k] == b) || n == MAX_BLOCKS)
@@ -201,11 +199,8 @@ static int offline_block(long b, int timeout_s)
 	pid = fork();
 	if (pid < 0)
 		return errno;
-	if (!pid) {
-		int fd = open(path, O_WRONLY);
-
-		_exit(fd < 0 || write(fd, "offline", 7) < 0 ? errno & 0x7f : 0);
-	}
+	if (!pid)
+		_exit(write_file(path, "offline") & 0x7f);
 	for (int t = 0; t < timeout_s * 10; t++) {
 		if (waitpid(pid, &status, WNOHANG) == pid)
 			return WIFEXITED(status) ? WEXITSTATUS(status) : EINTR;
@@ -266,17 +261,13 @@ static void online_all(struct drv_offline *o)
 		const char *how = strncmp(o->zone[i], "Movable", 7) ?
 					  "online_kernel" :
 					  "online_movable";
-		int fd;
 
 		if (!o->zone[i][0])
 			continue;
 		snprintf(path, sizeof(path), MEMDIR "/memory%ld/state",
 			 o->blocks[i]);
-		fd = open(path, O_WRONLY);
-		if (fd >= 0 && write(fd, how, strlen(how)) > 0)
+		if (!write_file(path, how))
 			o->restored++;
-		if (fd >= 0)
-			close(fd);
 	}
 }
 

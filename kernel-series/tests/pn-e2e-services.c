@@ -97,19 +97,16 @@ int cmd_reclaim(int argc, char **argv)
 static int phys_span(char *p, size_t bytes, unsigned long long *lo, unsigned long long *hi)
 {
 	int fd = open("/proc/self/pagemap", O_RDONLY);
-	uint64_t e;
 
 	*lo = ~0ULL;
 	*hi = 0;
 	if (fd < 0)
 		return errno;
 	for (size_t off = 0; off < bytes; off += PAGE) {
-		unsigned long long pa;
+		unsigned long long pa = page_pfn(fd, p + off) * PAGE;
 
-		if (pread(fd, &e, sizeof(e), (off_t)(((uintptr_t)p + off) / PAGE * 8)) != sizeof(e) ||
-		    !(e & (1ULL << 63)) || !(e & ((1ULL << 55) - 1)))
+		if (!pa)
 			continue;
-		pa = (e & ((1ULL << 55) - 1)) * PAGE;
 		if (pa < *lo)
 			*lo = pa;
 		if (pa + PAGE > *hi)

@@ -128,6 +128,20 @@ int cg_reclaim(const char *dir, size_t bytes)
 	return write_file(path, req);
 }
 
+/*
+ * PFN of the page at addr, from /proc/self/pagemap open as fd; 0 when the
+ * page is not present or PFNs are hidden (no CAP_SYS_ADMIN).
+ */
+uint64_t page_pfn(int fd, const void *addr)
+{
+	uint64_t e = 0;
+
+	if (pread(fd, &e, sizeof(e), (off_t)((uintptr_t)addr / PAGE * sizeof(e))) != sizeof(e) ||
+	    !(e >> 63))
+		return 0;
+	return e & ((1ULL << 55) - 1);
+}
+
 /* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
 void placement(char *p, size_t bytes, long *counts)
 {

@@ -7,6 +7,7 @@
 #define PN_E2E_TEST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #define MPOL_PREFERRED 1
 #define MPOL_BIND 2
@@ -24,6 +25,8 @@ void touch(char *p, size_t bytes);
 /* Count where the pages of [p, p+bytes) live; counts[MAX_NODES] = errors. */
 void placement(char *p, size_t bytes, long *counts);
 void print_placement(const char *cmd, const long *counts);
+/* PFN of the page at addr (fd: /proc/self/pagemap); 0 if not present/hidden */
+uint64_t page_pfn(int fd, const void *addr);
 /* map_anon() + mbind(mode, {node}); NULL (after "R <cmd> ok=0") if refused */
 char *map_bound(const char *cmd, int node, int mode, size_t bytes);
 int write_file(const char *path, const char *val); /* 0 or errno */
