@@ -5,8 +5,10 @@
 # that script's helpers (check, skip, info, field, nmem) and T, P, ONLINE.
 #
 # The series' test device is a driver handing out device memory through its
-# own mmap(): its faults take pages with __GFP_PRIVATE, strict (this node
-# only, SIGBUS when full) or with fallback to DRAM. Its pages are movable
+# own mmap(): its faults take pages with dax/kmem's owner handle
+# (node_private_alloc_pages()), strict (this node only, SIGBUS when full) or
+# with fallback to DRAM. A driver without the owner's handle gets nothing
+# there (series v3 before owner handles: any caller's __GFP_PRIVATE did). Its pages are movable
 # (non-LRU movable pages: the driver migrates a page and zaps the user
 # mappings, which fault the new page in), so device memory onlined
 # ZONE_MOVABLE, or any block holding them, can still be offlined while they
@@ -22,6 +24,11 @@ if [ -c /dev/private_node_test ]; then
 	r=$($T chardev "$mask" strict gfp 1024)
 	info "$r"
 	check "[ '$(field private_pages "$r")' = 1024 ]" "private_node_test strict: 1024 pages on node$P" "$r"
+	# Only the owner's handle opens the node: with one that owns nothing
+	# each fault gets no page, on node P or in DRAM.
+	r=$($T chardev "$mask" fallback unowned 256)
+	info "$r"
+	check "[ '$(field touched "$r")' = 0 ] && [ '$(field sigbus "$r")' = 256 ] && [ '$(field private_pages "$r")' = 0 ] && [ '$(field fallback_pages "$r")' = 0 ]" "private_node_test without the owner's handle: 0 of 256 pages, none on node$P, none in DRAM (SIGBUS)" "$r"
 	# One request API (__GFP_PRIVATE): v2's second entry point and its
 	# flag bit 1 are gone, and unknown flag bits are refused.
 	r=$($T chardev "$mask" fallback ctx 1)

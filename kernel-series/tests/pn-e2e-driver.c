@@ -4,9 +4,11 @@
  * /dev/private_node_test (a driver's mmap() of device memory), for the
  * "/dev/private_node_test" section of tests/e2e-guest.sh (tests/e2e-driver.sh).
  *
- *   chardev <nodemask_hex> <strict|fallback> <gfp|ctx> <pages>
- *       (ctx sets flag bit 1: series v2's alloc-context entry point, which
- *       v3 removed and refuses with EINVAL)
+ *   chardev <nodemask_hex> <strict|fallback> <gfp|ctx|unowned> <pages>
+ *       (gfp: the driver allocates with dax/kmem's owner handle; ctx sets
+ *       flag bit 1: series v2's alloc-context entry point, which v3 removed
+ *       and refuses with EINVAL; unowned sets PNT_F_UNOWNED: the driver
+ *       allocates with a handle that owns no node)
  *       set cfg, mmap MAP_SHARED, touch <pages>; SIGBUS (strict, device
  *       full) is caught and counted; prints the driver's stats.
  *   drvmove <nodemask_hex> <pages> <timeout_s>
@@ -47,6 +49,7 @@ struct private_node_test_cfg {
 };
 #define PNT_F_STRICT (1U << 0)
 #define PNT_F_API_CONTEXT (1U << 1)
+#define PNT_F_UNOWNED (1U << 2)
 #define PNT_IOC_SET_CFG _IOW('P', 0x01, struct private_node_test_cfg)
 struct private_node_test_stats {
 	uint64_t faults, private_pages, fallback_pages, failed;
@@ -108,6 +111,8 @@ int cmd_chardev(int argc, char **argv)
 		cfg.flags |= PNT_F_STRICT;
 	if (!strcmp(argv[4], "ctx"))
 		cfg.flags |= PNT_F_API_CONTEXT;
+	else if (!strcmp(argv[4], "unowned"))
+		cfg.flags |= PNT_F_UNOWNED;
 	pages = strtoul(argv[5], NULL, 0);
 	p = map_device("chardev", &cfg, pages, &fd);
 	if (!p)

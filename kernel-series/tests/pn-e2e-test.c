@@ -535,7 +535,7 @@ static const struct {
 	{ "mbind", "<node> <bind|preferred> <pages>", cmd_mbind },
 	{ "storm", "<anon_pct> <file_mib> <file> [shmem_pct]", cmd_storm },
 	{ "prefer-big", "<node> <mib>", cmd_prefer_big },
-	{ "chardev", "<nodemask_hex> <strict|fallback> <gfp|ctx> <pages>", cmd_chardev },
+	{ "chardev", "<nodemask_hex> <strict|fallback> <gfp|ctx|unowned> <pages>", cmd_chardev },
 	{ "drvmove", "<nodemask_hex> <pages> <timeout_s>", cmd_drvmove },
 	{ "mbind-mask", "<nodemask_hex> <bind|preferred|preferred_many|interleave> <pages>",
 	  cmd_mbind_mask },
