@@ -8,11 +8,11 @@
 # own mmap(): its faults take pages with dax/kmem's owner handle
 # (node_private_alloc_pages()), strict (this node only, SIGBUS when full) or
 # with fallback to DRAM. A driver without the owner's handle gets nothing
-# there (series v3 before owner handles: any caller's __GFP_PRIVATE did). Its pages are movable
-# (non-LRU movable pages: the driver migrates a page and zaps the user
-# mappings, which fault the new page in), so device memory onlined
-# ZONE_MOVABLE, or any block holding them, can still be offlined while they
-# are mapped. Series v3 before the fix allocated them GFP_HIGHUSER_MOVABLE
+# there (series v3 before owner handles: any caller's __GFP_PRIVATE did).
+# Its pages are movable (non-LRU movable pages: the driver migrates a page
+# and zaps the user mappings, which fault the new page in), so device memory
+# onlined ZONE_MOVABLE, or any block holding them, can still be offlined
+# while they are mapped. Series v3 before the fix allocated them GFP_HIGHUSER_MOVABLE
 # but could not move them: offlining such a block retried until killed
 # (ZONE_MOVABLE) or failed with EBUSY (ZONE_NORMAL).
 if [ -c /dev/private_node_test ]; then
