@@ -14,7 +14,7 @@
 #     SIGBUS, no OOM kill.  Without P the mask names no node the fault may
 #     use, and the series' rule for such a mask is that the request ignores
 #     the policy instead of failing (a request without the private context
-#     under a policy of private nodes only: patch 0010 and
+#     under a policy of private nodes only: patch 0009 and
 #     Documentation/mm/private_nodes.rst), so the fault is served by the
 #     local node.  Failing would not be clean for an anonymous fault: its
 #     only ways to fail are SIGBUS, which the series keeps for hugetlb (a

@@ -80,7 +80,7 @@ EXPECTED = {
                     "on stock"),
         "private": ("confined 0; granted served; root override refused",
                     "user access to a private node goes through the cpuset grant only (series v3 "
-                    "patch 19): nothing reaches it from a cpuset not granted it, CAP_SYS_NICE included"),
+                    "patch 9): nothing reaches it from a cpuset not granted it, CAP_SYS_NICE included"),
         "june2026": ("confined 0; no grant; root override refused",
                      "no cpuset can be granted a private node (cpuset.mems naming it fails), so no "
                      "task's policy or migration reaches it, CAP_SYS_NICE included"),
