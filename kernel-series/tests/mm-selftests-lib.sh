@@ -134,8 +134,53 @@ mmst_counts() {
 		"$1/$2/results.tsv" 2>/dev/null
 }
 
-# mmst_regressions OUT KNOWN KIND...: "R|A <kind> <test>: <why>" lines;
-# R = regression, A = allowed by KNOWN (with its reason).
+# mmst_category RUN_VMTESTS TEST: the run_vmtests.sh category (its -t) of
+# the run_test line that starts TEST: the line with TEST's command (named as
+# in the table), else the first line starting TEST's program (empty: none).
+mmst_category() {
+	awk -v test="$2" '
+		BEGIN { prog = test; sub(/ .*/, "", prog) }
+		match($0, /CATEGORY="[a-z_0-9]+"/) {
+			c = substr($0, RSTART + 10, RLENGTH - 11)
+			line = $0
+			if (!sub(/.*run_test /, "", line)) next
+			sub(/^bash /, "", line)
+			if (sub(/^sudo -u nobody /, "", line)) line = line " (as nobody)"
+			sub(/^\.\//, "", line)
+			if (line == test) { print c; found = 1; exit }
+			split(line, w, " ")
+			if (w[1] == prog && first == "") first = c
+		}
+		END { if (!found && first != "") print first }' "$1"
+}
+
+# mmst_unstable OUT KIND TEST: when stock failed or timed out in TEST in one
+# of the reruns (OUT/rerun-N/stock/results.tsv, mm-selftests.sh --reruns),
+# print the counts ("stock passed 2 of 3 runs, patched 1 of 3"); else 1.
+# A failure stock shows too is the test's, not the series'.
+mmst_unstable() {
+	local out=$1 k=$2 t=$3 f st sp=1 sn=1 sf=0 kp=0 kn=1
+	for f in "$out"/rerun-*/stock/results.tsv; do
+		[[ -f $f ]] || continue
+		st=$(awk -F'\t' -v t="$t" '$2 == t { print $3; exit }' "$f")
+		[[ -n $st ]] || continue
+		sn=$((sn + 1))
+		case $st in pass) sp=$((sp + 1)) ;; fail | timeout) sf=$((sf + 1)) ;; esac
+	done
+	((sf > 0)) || return 1
+	for f in "$out"/rerun-*/"$k"/results.tsv; do
+		[[ -f $f ]] || continue
+		st=$(awk -F'\t' -v t="$t" '$2 == t { print $3; exit }' "$f")
+		[[ -n $st ]] || continue
+		kn=$((kn + 1))
+		[[ $st == pass ]] && kp=$((kp + 1))
+	done
+	echo "stock passed $sp of $sn runs, $(mmst_label "$k") $kp of $kn"
+}
+
+# mmst_regressions OUT KNOWN KIND...: "R|A|U <kind> <test>: <why>" lines;
+# R = regression, A = allowed by KNOWN (with its reason), U = unstable: a
+# failure stock also showed in a rerun (mmst_unstable).
 mmst_regressions() {
 	local out=$1 known=$2 k t s c why reason
 	shift 2
@@ -161,6 +206,8 @@ mmst_regressions() {
 			[[ -n "$why" ]] || continue
 			if reason=$(mmst_known "$known" "$k" "$t"); then
 				echo "A $(mmst_label "$k") $t: $why -- known: $reason"
+			elif [[ $why == fail || $why == timeout ]] && reason=$(mmst_unstable "$out" "$k" "$t"); then
+				echo "U $(mmst_label "$k") $t: $why -- unstable, fails on stock too: $reason"
 			else
 				echo "R $(mmst_label "$k") $t: $why"
 			fi
@@ -171,7 +218,7 @@ mmst_regressions() {
 
 # mmst_report OUT KNOWN KIND...: write OUT/table.txt, print it; 1 on regression.
 mmst_report() {
-	local out=$1 known=$2 k rc=0 regs
+	local out=$1 known=$2 k rc=0 regs='' n
 	shift 2
 	{
 		mmst_table "$out" "$@" | column -t -s $'\t'
@@ -194,7 +241,12 @@ mmst_report() {
 	if ((rc)); then
 		echo "mm-selftests: FAIL"
 	elif [[ " $* " == *" stock "* ]]; then
-		echo "mm-selftests: PASS (no regression against stock)"
+		n=$(grep -c '^U ' <<<"$regs")
+		if ((n)); then
+			echo "mm-selftests: PASS (no regression against stock; $n unstable, failing on stock too in a rerun: not counted)"
+		else
+			echo "mm-selftests: PASS (no regression against stock)"
+		fi
 	else
 		echo "mm-selftests: no stock run, nothing compared"
 	fi

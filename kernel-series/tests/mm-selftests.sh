@@ -1,6 +1,7 @@
 #!/bin/bash
 # mm-selftests.sh [-o DIR] [--kinds "stock patched private"] [-t "CATEGORIES"]
-#                 [--test-timeout SEC] [--guest-timeout SEC] [--report-only]
+#                 [--test-timeout SEC] [--guest-timeout SEC] [--reruns N]
+#                 [--report-only]
 #
 # The kernel's own mm selftests (tools/testing/selftests/mm of the 6.12.118
 # base for the stock kernel, of the patched tree, which adds the series'
@@ -21,6 +22,13 @@
 # skips more kselftest cases on another kind, and on a test stock does not
 # have (the series' own) that fails or times out, unless
 # tests/mm-selftests.known allows it (each entry says why).
+# --reruns N (default 2): a test that passed on stock and failed or timed
+# out on another kind is run again, N times, on stock and on that kind (its
+# run_vmtests.sh category only, into DIR/rerun-<i>/<kind>/); when stock
+# fails or times out in it in a rerun, the failure is the test's (a race,
+# a timing assumption), shown as "U ... unstable" with the pass counts of
+# both kernels and not counted; a failure stock never shows stays a
+# regression, whatever the kind did in its reruns.  0: no reruns.
 # Results: DIR (default $PNBENCH_CACHE/selftests/<utc>): table.txt,
 # <kind>/{console.log,results.tsv,wall.txt,share/,tests/NN-<test>.log}.
 # --report-only: boot nothing, re-read -o DIR's <kind>/share/ (after a
@@ -36,7 +44,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source=mm-selftests-lib.sh
 . "$here/mm-selftests-lib.sh"
 
-out='' kinds='stock patched private' cats='' test_timeout=900 guest_timeout=10800 report_only=0
+out='' kinds='stock patched private' cats='' test_timeout=900 guest_timeout=10800 report_only=0 reruns=2
 while (($#)); do
 	case "$1" in
 	-o) out=$2; shift 2 ;;
@@ -44,6 +52,7 @@ while (($#)); do
 	-t) cats=$2; shift 2 ;;
 	--test-timeout) test_timeout=$2; shift 2 ;;
 	--guest-timeout) guest_timeout=$2; shift 2 ;;
+	--reruns) reruns=$2; shift 2 ;;
 	--report-only) report_only=1; shift ;;
 	-h | --help) sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
 	*) PN_DIE_RC=2 pn_die "unknown argument '$1' (see --help)" ;;
@@ -55,16 +64,17 @@ for k in $kinds; do
 	*) PN_DIE_RC=2 pn_die "unknown kind '$k' (stock, patched, private, private-optin)" ;;
 	esac
 done
-for v in test_timeout guest_timeout; do
+for v in test_timeout guest_timeout reruns; do
 	[[ "${!v}" =~ ^[0-9]+$ ]] || PN_DIE_RC=2 pn_die "--${v/_/-} wants seconds (got '${!v}')"
 done
 
 read -ra kind_list <<<"$kinds"
 if ((report_only)); then
 	[[ -n "$out" && -d "$out" ]] || PN_DIE_RC=2 pn_die "--report-only wants -o DIR of an earlier run"
-	for k in "${kind_list[@]}"; do
-		rm -rf "$out/$k/tests" && mkdir -p "$out/$k/tests"
-		mmst_split "$out/$k/share/run_vmtests.tap" "$out/$k/tests" >"$out/$k/results.tsv"
+	for d in "${kind_list[@]/#/$out/}" "$out"/rerun-*/*; do
+		[[ -d $d/share ]] || continue
+		rm -rf "$d/tests" && mkdir -p "$d/tests"
+		mmst_split "$d/share/run_vmtests.tap" "$d/tests" >"$d/results.tsv"
 	done
 	mmst_report "$out" "$here/mm-selftests.known" "${kind_list[@]}"
 	exit
@@ -109,12 +119,13 @@ for k in $kinds; do
 done
 pn_log "results: $out"
 
-# run_kind KIND: boot its guest, split the TAP into per-test logs.
+# run_kind KIND [DIR [CATEGORIES]]: boot its guest (results in DIR, default
+# OUT/KIND; CATEGORIES default -t's), split the TAP into per-test logs.
 run_kind() {
-	local kind=$1 d=$out/$1 extra=() t0 rc
+	local kind=$1 d=${2:-$out/$1} c=${3-$cats} extra=() t0 rc
 	rm -rf "$d"
 	mkdir -p "$d/share" "$d/tests"
-	printf 'KIND=%s\nTEST_TIMEOUT=%s\nCATEGORIES="%s"\nOPTIN=%s\n' "$kind" "$test_timeout" "$cats" \
+	printf 'KIND=%s\nTEST_TIMEOUT=%s\nCATEGORIES="%s"\nOPTIN=%s\n' "$kind" "$test_timeout" "$c" \
 		"$([[ $kind == private-optin ]] && echo 1 || echo 0)" >"$d/mmst.env"
 	[[ $kind == private* ]] && extra+=(--private)
 	pn_log "[$kind] booting ${kernel[$kind]} (console: $d/console.log)"
@@ -133,9 +144,45 @@ run_kind() {
 	mmst_split "$d/share/run_vmtests.tap" "$d/tests" >"$d/results.tsv"
 }
 
+# rerun_tests OUT: run the categories of the failed or timed-out regressions
+# again, --reruns times, on stock and on each kind that regressed; 1 when
+# there is nothing to rerun.
+rerun_tests() {
+	local out=$1 line label rest t k rv cats='' rkinds='' c i
+	rv=$(mktemp) || return 1
+	tar -xOf "${build[stock]}/mm-selftests.tar" ./run_vmtests.sh >"$rv" 2>/dev/null
+	while IFS= read -r line; do
+		read -r _ label rest <<<"$line"
+		case $rest in *": new test: "*) continue ;; *": fail" | *": timeout") ;; *) continue ;; esac
+		t=${rest%: *}
+		case $label in patched+private) k=private ;; private+opt-in) k=private-optin ;; *) k=$label ;; esac
+		c=$(mmst_category "$rv" "$t")
+		if [[ -z $c ]]; then
+			pn_log "rerun: no run_vmtests.sh category starts '$t': not rerun"
+			continue
+		fi
+		[[ " $cats " == *" $c "* ]] || cats+="$c "
+		[[ " $rkinds " == *" $k "* ]] || rkinds+="$k "
+	done < <(mmst_regressions "$out" "$here/mm-selftests.known" "${kind_list[@]}" | grep '^R ')
+	rm -f "$rv"
+	[[ -n $cats ]] || return 1
+	cats=${cats% }
+	pn_log "rerunning categories '$cats' $reruns times on stock and $rkinds(--reruns)"
+	for ((i = 1; i <= reruns; i++)); do
+		for k in stock $rkinds; do run_kind "$k" "$out/rerun-$i/$k" "$cats"; done
+	done
+}
+
 t_all=$(date +%s)
 for k in $kinds; do run_kind "$k"; done
 mmst_report "$out" "$here/mm-selftests.known" "${kind_list[@]}"
 rc=$?
+if ((rc == 1 && reruns > 0)) && [[ " $kinds " == *" stock "* ]]; then
+	rerun_tests "$out" && {
+		pn_log "the report after the reruns:"
+		mmst_report "$out" "$here/mm-selftests.known" "${kind_list[@]}"
+		rc=$?
+	}
+fi
 pn_log "total wall time $(($(date +%s) - t_all))s; results in $out"
 exit "$rc"
