@@ -4,7 +4,7 @@
 # collector's side-by-side benchmark, make perf-bench; ansible-core, postgresql,
 # python3-psycopg2 and openssh-* for fleet/ and its test; libcap-dev,
 # liburing-dev, bash-static, procps and psmisc for the static mm selftests
-# and their guest, make selftests; libxml2-utils (xmllint) and
+# and their guest, make selftests, bsdextrautils (column) for their table; libxml2-utils (xmllint) and
 # python3-prometheus-client to check run --junit and --openmetrics output,
 # test-ci-outputs.sh, and for pnreport dashboard to read OpenMetrics files).  `deps.sh --list`
 # prints the packages, one a line (fleet/ installs the same list on its hosts).
@@ -23,7 +23,7 @@ PKGS=(
 	linux-source-6.12 linux-libc-dev libtraceevent-dev linux-perf
 	qemu-system-x86 busybox-static ndctl daxctl kmod cpio xz-utils
 	flex bison libelf-dev bc gdb help2man groff-base
-	libcap-dev liburing-dev bash-static procps psmisc
+	libcap-dev liburing-dev bash-static procps psmisc bsdextrautils
 	ansible-core postgresql python3-psycopg2 openssh-server openssh-client iproute2
 )
 if [ "${1:-}" = --list ]; then

@@ -82,8 +82,8 @@ fi
 
 command -v qemu-system-x86_64 >/dev/null ||
 	PN_DIE_RC=4 pn_die "SKIP: qemu-system-x86_64 not installed (apt-get install qemu-system-x86)"
-for t in bash-static pgrep killall timeout; do
-	command -v "$t" >/dev/null || pn_die "'$t' not found (make deps: bash-static procps psmisc coreutils)"
+for t in bash-static pgrep killall timeout column; do
+	command -v "$t" >/dev/null || pn_die "'$t' not found (make deps: bash-static procps psmisc coreutils bsdextrautils)"
 done
 
 # kernel_for KIND: print the bzImage, or exit 4 naming the missing one.
