@@ -4,10 +4,11 @@
 # collector's side-by-side benchmark, make perf-bench; ansible-core, postgresql,
 # python3-psycopg2 and openssh-* for fleet/ and its test; libcap-dev,
 # liburing-dev, bash-static, procps and psmisc for the static mm selftests
-# and their guest, make selftests, bsdextrautils (column) for their table; libxml2-utils (xmllint) and
-# python3-prometheus-client to check run --junit and --openmetrics output,
-# test-ci-outputs.sh, and for pnreport dashboard to read OpenMetrics files).  `deps.sh --list`
-# prints the packages, one a line (fleet/ installs the same list on its hosts).
+# and their guest, make selftests, and bsdextrautils (column) for their
+# table; libxml2-utils (xmllint) and python3-prometheus-client to check run
+# --junit and --openmetrics output, test-ci-outputs.sh, and for pnreport
+# dashboard to read OpenMetrics files).  `deps.sh --list` prints the
+# packages, one a line (fleet/ installs the same list on its hosts).
 # Then libperf is built from the linux-source-6.12 tree (Debian does not
 # package it) into the cache:
 #   ${PNBENCH_CACHE:-/var/cache/pnbench}/libperf/{include,lib64}
