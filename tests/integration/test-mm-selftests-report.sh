@@ -33,22 +33,22 @@ results() {
 }
 : >"$T/known"
 report() { mmst_report "$T/out" "$T/known" stock patched >"$T/report.txt" 2>&1; }
+# regression DESC LINE: the report exits 1 and has LINE (an R line)
+regression() {
+	report
+	local rc=$?
+	expect "$1" "$(cat "$T/report.txt")" test "$rc" -eq 1 -a -n "$(grep -xF "$2" "$T/report.txt")"
+}
 
 # ---- first run: one failure the stock kernel did not have -------------------
 results "$T/out/stock" 'ksm_tests -U|pass|0' 'mremap_test|pass|0' 'gup_longterm|pass|2'
 results "$T/out/patched" 'ksm_tests -U|fail|0' 'mremap_test|pass|0' 'gup_longterm|pass|2'
-report
-rc=$?
-expect "a failure stock passes is a regression (exit 1)" "$(cat "$T/report.txt")" \
-	test "$rc" -eq 1 -a -n "$(grep -x 'R patched ksm_tests -U: fail' "$T/report.txt")"
+regression "a failure stock passes is a regression (exit 1)" 'R patched ksm_tests -U: fail'
 
 # ---- a rerun where only the patched kernel passes: still a regression --------
 results "$T/out/rerun-1/stock" 'ksm_tests -U|pass|0'
 results "$T/out/rerun-1/patched" 'ksm_tests -U|pass|0'
-report
-rc=$?
-expect "a flake stock never shows stays a regression" "$(cat "$T/report.txt")" \
-	test "$rc" -eq 1 -a -n "$(grep -x 'R patched ksm_tests -U: fail' "$T/report.txt")"
+regression "a flake stock never shows stays a regression" 'R patched ksm_tests -U: fail'
 
 # ---- a rerun where stock fails it too: unstable, not counted ----------------
 results "$T/out/rerun-2/stock" 'ksm_tests -U|fail|0'
@@ -68,12 +68,9 @@ results "$T/out/stock" 'a|pass|0' 'b|pass|0'
 results "$T/out/patched" 'a|fail|0' 'b|timeout|0'
 results "$T/out/rerun-1/stock" 'a|timeout|0'
 results "$T/out/rerun-1/patched" 'a|fail|0' 'b|timeout|0'
-report
-rc=$?
+regression "a test stock did not reach in its rerun stays a regression (exit 1)" 'R patched b: timeout'
 expect "a timeout on stock in a rerun makes the failure unstable" "$(cat "$T/report.txt")" \
 	grep -q '^U patched a: fail -- unstable.*stock passed 1 of 2 runs, patched 0 of 2$' "$T/report.txt"
-expect "a test stock did not reach in its rerun stays a regression (exit 1)" "$(cat "$T/report.txt")" \
-	test "$rc" -eq 1 -a -n "$(grep -x 'R patched b: timeout' "$T/report.txt")"
 
 # ---- known entries and lost coverage ---------------------------------------
 rm -rf "$T/out/rerun-"*
@@ -81,12 +78,10 @@ results "$T/out/stock" 'a|pass|0' 'c|pass|1'
 results "$T/out/patched" 'a|fail|0' 'c|pass|3'
 results "$T/out/rerun-1/stock" 'a|fail|0' 'c|fail|0'
 printf '# a comment\npatched | a | a reason with its evidence\n' >"$T/known"
-report
-rc=$?
+regression "lost coverage is not excused by a stock failure in a rerun (exit 1)" \
+	'R patched c: lost coverage: 3 cases skipped (stock 1)'
 expect "a known entry stays allowed (A), not unstable" "$(cat "$T/report.txt")" \
 	grep -qx 'A patched a: fail -- known: a reason with its evidence' "$T/report.txt"
-expect "lost coverage is not excused by a stock failure in a rerun (exit 1)" "$(cat "$T/report.txt")" \
-	test "$rc" -eq 1 -a -n "$(grep -x 'R patched c: lost coverage: 3 cases skipped (stock 1)' "$T/report.txt")"
 
 # ---- categories from run_vmtests.sh ------------------------------------------
 cat >"$T/run_vmtests.sh" <<'EOF'
