@@ -5,6 +5,8 @@ on the real demo runs in tests/report/golden/ (test_golden.py).  Prints TAP (one
 reason) so tests/run.sh counts them; exit 0 when none failed.
 
 PNREPORT_KEEP=DIR keeps the generated files (reports, PNGs, screenshots) there.
+PNREPORT_SHARD=I/N runs shard I of N (whole test classes, balanced by their
+usual seconds); tests/integration/test-report-v2.sh runs two at once.
 """
 import json
 import os
@@ -589,10 +591,43 @@ class Tap(unittest.TextTestResult):
         self._line(test, True, f" # SKIP {reason}")
 
 
+# Seconds each class takes on the 2-core development VM (2026-12-07), only to
+# balance PNREPORT_SHARD's shards; a class not listed counts 5.
+CLASS_SECONDS = {"Robust": 180, "Dashboard": 80, "GoldenRuns": 77, "ExecDashboard": 51,
+                 "Demo": 33, "Pages": 30, "RunReport": 26, "Compare": 25, "Browser": 20,
+                 "Goldens": 17}
+
+
+def _flat(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from _flat(t)
+        else:
+            yield t
+
+
+def shard(tests, spec):
+    """The tests of shard I of N (spec "I/N"): whole classes (their fixtures
+    stay in one process), each to the least loaded shard, heaviest first."""
+    m = re.fullmatch(r"([1-9][0-9]*)/([1-9][0-9]*)", spec)
+    if not m or int(m.group(1)) > int(m.group(2)):
+        sys.exit(f"test_report.py: PNREPORT_SHARD={spec!r}: want I/N with 1 <= I <= N")
+    i, n = int(m.group(1)), int(m.group(2))
+    names = sorted({type(t).__name__ for t in tests}, key=lambda c: (-CLASS_SECONDS.get(c, 5), c))
+    load, home = [0] * n, {}
+    for c in names:
+        home[c] = load.index(min(load))
+        load[home[c]] += CLASS_SECONDS.get(c, 5)
+    return [t for t in tests if home[type(t).__name__] == i - 1]
+
+
 def main():
-    suite = unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])
+    tests = list(_flat(unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__])))
     if len(sys.argv) > 1:
-        suite = unittest.TestSuite(t for s in suite for t in s if any(f in t.id() for f in sys.argv[1:]))
+        tests = [t for t in tests if any(f in t.id() for f in sys.argv[1:])]
+    if os.environ.get("PNREPORT_SHARD"):
+        tests = shard(tests, os.environ["PNREPORT_SHARD"])
+    suite = unittest.TestSuite(tests)
     runner = unittest.TextTestRunner(stream=open(os.devnull, "w"), resultclass=Tap, verbosity=0)
     res = runner.run(suite)
     for line in INFO:
