@@ -154,11 +154,12 @@ mmst_category() {
 		END { if (!found && first != "") print first }' "$1"
 }
 
-# mmst_unstable OUT KIND TEST: when stock failed or timed out in TEST in one
-# of the reruns (OUT/rerun-N/stock/results.tsv, mm-selftests.sh --reruns),
-# print the counts ("stock passed 2 of 3 runs, patched 1 of 3"); else 1.
-# A failure stock shows too is the test's, not the series'.
-mmst_unstable() {
+# mmst_rerun_counts OUT KIND TEST: when TEST ran again in the reruns
+# (OUT/rerun-N/<kind>/results.tsv, mm-selftests.sh --reruns), print how
+# many of stock's runs failed or timed out, a blank and the pass counts of
+# every run, the first included ("stock passed 2 of 3 runs, patched 1 of
+# 3"); else 1.
+mmst_rerun_counts() {
 	local out=$1 k=$2 t=$3 f st sp=1 sn=1 sf=0 kp=0 kn=1
 	for f in "$out"/rerun-*/stock/results.tsv; do
 		[[ -f $f ]] || continue
@@ -167,7 +168,7 @@ mmst_unstable() {
 		sn=$((sn + 1))
 		case $st in pass) sp=$((sp + 1)) ;; fail | timeout) sf=$((sf + 1)) ;; esac
 	done
-	((sf > 0)) || return 1
+	((sn > 1)) || return 1
 	for f in "$out"/rerun-*/"$k"/results.tsv; do
 		[[ -f $f ]] || continue
 		st=$(awk -F'\t' -v t="$t" '$2 == t { print $3; exit }' "$f")
@@ -175,7 +176,17 @@ mmst_unstable() {
 		kn=$((kn + 1))
 		[[ $st == pass ]] && kp=$((kp + 1))
 	done
-	echo "stock passed $sp of $sn runs, $(mmst_label "$k") $kp of $kn"
+	echo "$sf stock passed $sp of $sn runs, $(mmst_label "$k") $kp of $kn"
+}
+
+# mmst_unstable OUT KIND TEST: when stock failed or timed out in TEST in one
+# of the reruns, print the counts of mmst_rerun_counts; else 1.  A failure
+# stock shows too is the test's, not the series'.
+mmst_unstable() {
+	local c
+	c=$(mmst_rerun_counts "$@") || return 1
+	((${c%% *} > 0)) || return 1
+	echo "${c#* }"
 }
 
 # mmst_regressions OUT KNOWN KIND...: "R|A|U <kind> <test>: <why>" lines;
@@ -208,6 +219,8 @@ mmst_regressions() {
 				echo "A $(mmst_label "$k") $t: $why -- known: $reason"
 			elif [[ $why == fail || $why == timeout ]] && reason=$(mmst_unstable "$out" "$k" "$t"); then
 				echo "U $(mmst_label "$k") $t: $why -- unstable, fails on stock too: $reason"
+			elif [[ $why == fail || $why == timeout ]] && reason=$(mmst_rerun_counts "$out" "$k" "$t"); then
+				echo "R $(mmst_label "$k") $t: $why -- reruns: ${reason#* }"
 			else
 				echo "R $(mmst_label "$k") $t: $why"
 			fi

@@ -28,7 +28,8 @@
 # fails or times out in it in a rerun, the failure is the test's (a race,
 # a timing assumption), shown as "U ... unstable" with the pass counts of
 # both kernels and not counted; a failure stock never shows stays a
-# regression, whatever the kind did in its reruns.  0: no reruns.
+# regression, whatever the kind did in its reruns ("R ... -- reruns:" with
+# the same counts).  0: no reruns.
 # Results: DIR (default $PNBENCH_CACHE/selftests/<utc>): table.txt,
 # <kind>/{console.log,results.tsv,wall.txt,share/,tests/NN-<test>.log}.
 # --report-only: boot nothing, re-read -o DIR's <kind>/share/ (after a
