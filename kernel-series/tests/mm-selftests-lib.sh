@@ -154,44 +154,35 @@ mmst_category() {
 		END { if (!found && first != "") print first }' "$1"
 }
 
-# mmst_rerun_counts OUT KIND TEST: when TEST ran again in the reruns
-# (OUT/rerun-N/<kind>/results.tsv, mm-selftests.sh --reruns), print how
-# many of stock's runs failed or timed out, a blank and the pass counts of
-# every run, the first included ("stock passed 2 of 3 runs, patched 1 of
-# 3"); else 1.
-mmst_rerun_counts() {
-	local out=$1 k=$2 t=$3 f st sp=1 sn=1 sf=0 kp=0 kn=1
-	for f in "$out"/rerun-*/stock/results.tsv; do
-		[[ -f $f ]] || continue
-		st=$(awk -F'\t' -v t="$t" '$2 == t { print $3; exit }' "$f")
-		[[ -n $st ]] || continue
-		sn=$((sn + 1))
-		case $st in pass) sp=$((sp + 1)) ;; fail | timeout) sf=$((sf + 1)) ;; esac
+# mmst_rerun_statuses OUT KIND TEST: TEST's status in each rerun of KIND
+# (OUT/rerun-N/<kind>/results.tsv, mm-selftests.sh --reruns), one a line.
+mmst_rerun_statuses() {
+	local f
+	for f in "$1"/rerun-*/"$2"/results.tsv; do
+		[[ -f $f ]] && awk -F'\t' -v t="$3" '$2 == t { print $3; exit }' "$f"
 	done
-	((sn > 1)) || return 1
-	for f in "$out"/rerun-*/"$k"/results.tsv; do
-		[[ -f $f ]] || continue
-		st=$(awk -F'\t' -v t="$t" '$2 == t { print $3; exit }' "$f")
-		[[ -n $st ]] || continue
-		kn=$((kn + 1))
-		[[ $st == pass ]] && kp=$((kp + 1))
-	done
-	echo "$sf stock passed $sp of $sn runs, $(mmst_label "$k") $kp of $kn"
 }
 
-# mmst_unstable OUT KIND TEST: when stock failed or timed out in TEST in one
-# of the reruns, print the counts of mmst_rerun_counts; else 1.  A failure
-# stock shows too is the test's, not the series'.
-mmst_unstable() {
-	local c
-	c=$(mmst_rerun_counts "$@") || return 1
-	((${c%% *} > 0)) || return 1
-	echo "${c#* }"
+# mmst_rerun_counts OUT KIND TEST: when TEST ran again on stock in the
+# reruns, print how many of stock's runs failed or timed out, a blank and
+# the pass counts of every run, the first included ("stock passed 2 of 3
+# runs, patched 1 of 3"); else 1.  A failure stock shows too is the
+# test's, not the series' (mmst_regressions: U, not R).
+mmst_rerun_counts() {
+	local out=$1 k=$2 t=$3 sp sf kp
+	local -a ss ks
+	mapfile -t ss < <(mmst_rerun_statuses "$out" stock "$t")
+	((${#ss[@]})) || return 1
+	mapfile -t ks < <(mmst_rerun_statuses "$out" "$k" "$t")
+	sp=$(printf '%s\n' "${ss[@]}" | grep -cx pass)
+	sf=$(printf '%s\n' "${ss[@]}" | grep -cxE 'fail|timeout')
+	kp=$(printf '%s\n' "${ks[@]}" | grep -cx pass)
+	echo "$sf stock passed $((sp + 1)) of $((${#ss[@]} + 1)) runs, $(mmst_label "$k") $kp of $((${#ks[@]} + 1))"
 }
 
 # mmst_regressions OUT KNOWN KIND...: "R|A|U <kind> <test>: <why>" lines;
 # R = regression, A = allowed by KNOWN (with its reason), U = unstable: a
-# failure stock also showed in a rerun (mmst_unstable).
+# failure stock also showed in a rerun (mmst_rerun_counts).
 mmst_regressions() {
 	local out=$1 known=$2 k t s c why reason
 	shift 2
@@ -217,10 +208,12 @@ mmst_regressions() {
 			[[ -n "$why" ]] || continue
 			if reason=$(mmst_known "$known" "$k" "$t"); then
 				echo "A $(mmst_label "$k") $t: $why -- known: $reason"
-			elif [[ $why == fail || $why == timeout ]] && reason=$(mmst_unstable "$out" "$k" "$t"); then
-				echo "U $(mmst_label "$k") $t: $why -- unstable, fails on stock too: $reason"
 			elif [[ $why == fail || $why == timeout ]] && reason=$(mmst_rerun_counts "$out" "$k" "$t"); then
-				echo "R $(mmst_label "$k") $t: $why -- reruns: ${reason#* }"
+				if ((${reason%% *} > 0)); then
+					echo "U $(mmst_label "$k") $t: $why -- unstable, fails on stock too: ${reason#* }"
+				else
+					echo "R $(mmst_label "$k") $t: $why -- reruns: ${reason#* }"
+				fi
 			else
 				echo "R $(mmst_label "$k") $t: $why"
 			fi
