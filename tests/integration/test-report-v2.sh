@@ -32,6 +32,8 @@ pids=()
 awk '/^(not )?ok [0-9]+ / { n++; sub(/ok [0-9]+ /, "ok " n " "); print; next }
 	/^1\.\.[0-9]+$/ { plans++; next }
 	{ print }
-	END { if (plans != 2) print "not ok " ++n " - a shard ended without its plan line"; print "1.." n }' "$d/1" "$d/2"
-grep -q '^not ok' "$d/1" "$d/2" && rc=1
+	END { if (plans != 2) print "not ok " ++n " - a shard ended without its plan line"; print "1.." n }' \
+	"$d/1" "$d/2" >"$d/merged"
+cat "$d/merged"
+grep -q '^not ok' "$d/merged" && rc=1
 exit "$rc"
