@@ -217,6 +217,11 @@ if [ "$MODE" = private ]; then
 	r=$($T move "$Q" 64)
 	info "$r"
 	check "[ '$(field errno "$r")' = 19 ] && [ '$(field on_node "$r")' = 0 ]" "move_pages() to non-opted-in private node$Q -> ENODEV" "$r"
+	# root has CAP_SYS_NICE, which lets migrate_pages() leave a cpuset for
+	# ordinary nodes only
+	r=$($T migrate 1 "$(hex $((1 << Q)))" 64)
+	info "$r"
+	check "[ '$(field errno "$r")' = 1 ] && [ '$(field node0 "$r")' = 64 ] && [ -z '$(field "node$Q" "$r")' ]" "migrate_pages(node0 -> non-opted-in private node$Q) by root -> EPERM, 64/64 pages stay on node0" "$r"
 fi
 
 # --- access through cpusets (tests/e2e-access.sh) ---------------------------------
